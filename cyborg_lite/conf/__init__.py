@@ -1,0 +1,55 @@
+"""cyborg-lite configuration.
+
+Config is passed, not global: every service builds its own
+``cfg.ConfigOpts`` with :func:`build_conf`, so several services (the
+all-in-one, the tests) can live in one process.
+"""
+
+from oslo_config import cfg
+from oslo_db import options as db_options
+from oslo_log import log
+import oslo_messaging
+from oslo_messaging import opts as messaging_opts
+from oslo_policy import opts as policy_opts
+
+from cyborg_lite.conf import agent
+from cyborg_lite.conf import api
+from cyborg_lite.conf import clients
+from cyborg_lite.conf import conductor
+from cyborg_lite.conf import default
+
+_MODULES = (default, api, conductor, agent, clients)
+
+DEFAULT_SQLITE = 'sqlite:///cyborg_lite.sqlite'
+
+
+def register_opts(conf: cfg.ConfigOpts) -> None:
+    """Register every option cyborg-lite reads on ``conf``."""
+    for module in _MODULES:
+        module.register_opts(conf)
+    db_options.set_defaults(conf, connection=DEFAULT_SQLITE)
+    oslo_messaging.set_transport_defaults('cyborg-lite')
+    # oslo.messaging registers some groups (oslo_messaging_tracing,
+    # oslo_messaging_metrics) only on the global CONF, but its RPC client
+    # reads them from the ConfigOpts it is given: register them all here.
+    for group, opts in messaging_opts.list_opts():
+        conf.register_opts(opts, group=group)
+    policy_opts.set_defaults(conf)
+
+
+def build_conf(args=None, default_config_files=None,
+               overrides=None) -> cfg.ConfigOpts:
+    """A fresh, parsed ConfigOpts with every cyborg-lite option.
+
+    ``overrides`` maps ``(group, name)`` (group None for DEFAULT) to
+    values and is how the all-in-one and the tests set options without
+    files.
+    """
+    conf = cfg.ConfigOpts()
+    log.register_options(conf)
+    register_opts(conf)
+    conf(args or [], project='cyborg-lite',
+         default_config_files=default_config_files or [])
+    for (group, name), value in (overrides or {}).items():
+        conf.set_override(name, value, group=group)
+    return conf

@@ -1,0 +1,46 @@
+"""Options of the [agent] and [gpu_devices] groups."""
+
+from oslo_config import cfg
+
+GROUP = 'agent'
+GPU_GROUP = 'gpu_devices'
+
+OPTS = [
+    cfg.StrOpt('topic', default='cyborg-lite-agent',
+               help='RPC topic of the agents; each listens with '
+                    'server=<host>.'),
+    cfg.ListOpt('enabled_drivers', default=['fake'],
+                help='Drivers (entry points in cyborg_lite.accelerator.'
+                     'driver) that discover devices on this host.'),
+    cfg.StrOpt('sysfs_root', default='/sys',
+               help='Root of the sysfs tree the drivers read and write.'),
+    cfg.IntOpt('report_interval', default=60, min=1,
+               help='Seconds between device reports to the conductor.'),
+    cfg.StrOpt('resource_provider_name', sample_default='<fqdn>',
+               help='Name of the compute-node resource provider in '
+                    'Placement under which this host\'s deployables are '
+                    'created. Defaults to the FQDN, as Nova names it.'),
+    cfg.StrOpt('fpga_program_command',
+               help='Command that programs an FPGA. It gets the PCI '
+                    'address and the bitstream as arguments.'),
+    cfg.IntOpt('fake_fpga_handles', default=16, min=0,
+               help='Attach handles of the fake driver\'s FPGA.'),
+]
+
+GPU_OPTS = [
+    cfg.ListOpt('enabled_vgpu_types', default=[],
+                help='vGPU types (mdev_supported_types names) to offer. '
+                     'A [vgpu_<type>] group lists device_addresses for '
+                     'each.'),
+    cfg.BoolOpt('filter_sriov_vfs', default=False,
+                help='Skip SR-IOV virtual functions of NVIDIA GPUs.'),
+]
+
+
+def register_opts(conf):
+    conf.register_opts(OPTS, group=GROUP)
+    conf.register_opts(GPU_OPTS, group=GPU_GROUP)
+
+
+def list_opts():
+    return {GROUP: OPTS, GPU_GROUP: GPU_OPTS}

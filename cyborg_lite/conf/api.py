@@ -1,0 +1,46 @@
+"""Options of the [api] group: the HTTP front end."""
+
+from oslo_config import cfg
+
+GROUP = 'api'
+
+OPTS = [
+    cfg.HostAddressOpt('host_ip', default='127.0.0.1',
+                       help='Address the built-in API server listens on.'),
+    cfg.PortOpt('port', default=6666,
+                help='Port the built-in API server listens on.'),
+    cfg.StrOpt('public_endpoint',
+               help='Base URL used in resource links, for example '
+                    'https://cloud.example.com. Defaults to the request '
+                    'host URL.'),
+    cfg.StrOpt('auth_strategy', default='keystone',
+               choices=[('noauth', 'identity from X-Project-Id, X-User-Id, '
+                                   'X-Roles and X-Service-Roles headers'),
+                        ('keystone', 'keystonemiddleware auth_token'),
+                        ('http_basic', 'HTTP basic auth against an '
+                                       'htpasswd file')],
+               help='How the API authenticates requests.'),
+    cfg.ListOpt('noauth_default_roles', default=['admin', 'member', 'reader'],
+                help='With noauth, the roles of a request that sends no '
+                     'X-Roles header.'),
+    cfg.StrOpt('noauth_default_project', default='admin',
+               help='With noauth, the project of a request that sends no '
+                    'X-Project-Id header.'),
+    cfg.ListOpt('service_token_roles', default=['service'],
+                help='Roles of a service token that allow binding, '
+                     'unbinding and deleting bound ARQs.'),
+    cfg.IntOpt('rpc_timeout', default=30, min=1,
+               help='Seconds the API waits for the conductor before it '
+                    'answers 503.'),
+    cfg.IntOpt('max_request_body_size', default=114688, min=1024,
+               help='Largest request body accepted, in bytes; larger '
+                    'bodies get 413.'),
+]
+
+
+def register_opts(conf):
+    conf.register_opts(OPTS, group=GROUP)
+
+
+def list_opts():
+    return {GROUP: OPTS}

@@ -1,0 +1,52 @@
+"""Options of the [nova] and [placement] groups: keystoneauth1 clients.
+
+Both groups take the standard keystoneauth1 session, auth and adapter
+options, so the same configuration works with Keystone (``auth_type =
+password``), HTTP basic auth (``auth_type = http_basic``) or no auth
+(``auth_type = none`` with ``endpoint_override``).
+"""
+
+import copy
+
+from keystoneauth1 import loading as ks_loading
+from oslo_config import cfg
+
+NOVA_GROUP = 'nova'
+PLACEMENT_GROUP = 'placement'
+
+NOVA_OPTS = [
+    cfg.IntOpt('event_retries', default=3, min=0,
+               help='How often an external event that Nova did not accept '
+                    '(connection error or 5xx) is sent again.'),
+    cfg.FloatOpt('event_retry_delay', default=0.5, min=0,
+                 help='Seconds before the first retry of an event; each '
+                      'retry doubles it.'),
+]
+
+_DEFAULT_SERVICE_TYPES = {NOVA_GROUP: 'compute',
+                          PLACEMENT_GROUP: 'placement'}
+
+
+def register_opts(conf):
+    conf.register_opts(NOVA_OPTS, group=NOVA_GROUP)
+    for group, service_type in _DEFAULT_SERVICE_TYPES.items():
+        ks_loading.register_session_conf_options(conf, group)
+        ks_loading.register_auth_conf_options(conf, group)
+        ks_loading.register_adapter_conf_options(conf, group)
+        conf.set_default('service_type', service_type, group=group)
+        conf.set_default('valid_interfaces', ['internal', 'public'],
+                         group=group)
+
+
+def _ksa_opts(group):
+    opts = copy.deepcopy(ks_loading.get_session_conf_options())
+    opts += copy.deepcopy(ks_loading.get_auth_common_conf_options())
+    opts += copy.deepcopy(ks_loading.get_auth_plugin_conf_options('password'))
+    opts += copy.deepcopy(ks_loading.get_adapter_conf_options(
+        include_deprecated=False))
+    return opts
+
+
+def list_opts():
+    return {NOVA_GROUP: NOVA_OPTS + _ksa_opts(NOVA_GROUP),
+            PLACEMENT_GROUP: _ksa_opts(PLACEMENT_GROUP)}

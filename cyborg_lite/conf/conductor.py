@@ -1,0 +1,26 @@
+"""Options of the [conductor] group."""
+
+from oslo_config import cfg
+
+GROUP = 'conductor'
+
+OPTS = [
+    cfg.StrOpt('topic', default='cyborg-lite-conductor',
+               help='RPC topic the conductors share.'),
+    cfg.IntOpt('bind_timeout', default=60, min=1,
+               help='Seconds an ARQ may stay BindStarted before the sweep '
+                    'marks it BindFailed and releases its handle.'),
+    cfg.IntOpt('sweep_interval', default=30, min=1,
+               help='Seconds between sweeps for stuck binds.'),
+    cfg.IntOpt('bind_retries', default=5, min=1,
+               help='How often a bind retries after losing a race for an '
+                    'attach handle.'),
+]
+
+
+def register_opts(conf):
+    conf.register_opts(OPTS, group=GROUP)
+
+
+def list_opts():
+    return {GROUP: OPTS}

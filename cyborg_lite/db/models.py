@@ -1,0 +1,190 @@
+"""SQLAlchemy models of the cyborg-lite database.
+
+Column names and meanings follow upstream Cyborg (see the API contract,
+section 5). Enum columns are stored as strings with CHECK constraints
+(``native_enum=False``) so that the schema is the same on SQLite,
+PostgreSQL and MySQL. Every column that the API filters on is indexed.
+"""
+
+from oslo_db.sqlalchemy import models as oslo_models
+import sqlalchemy as sa
+from sqlalchemy import orm
+
+from cyborg_lite import model
+from cyborg_lite import states
+
+
+class Base(orm.DeclarativeBase, oslo_models.TimestampMixin):
+    """Base of every table: integer ``id`` plus ``created_at`` and
+    ``updated_at``."""
+
+
+def _enum(name, values):
+    return sa.Enum(*values, name=name, native_enum=False,
+                   create_constraint=True, length=32)
+
+
+def _values(enum_cls):
+    return [member.value for member in enum_cls]
+
+
+class Device(Base):
+    __tablename__ = 'devices'
+    __table_args__ = (
+        sa.Index('devices_hostname_idx', 'hostname'),
+    )
+
+    id = sa.Column(sa.Integer, primary_key=True)
+    uuid = sa.Column(sa.String(36), nullable=False, unique=True)
+    type = sa.Column(_enum('device_type', _values(model.DeviceType)),
+                     nullable=False)
+    vendor = sa.Column(sa.String(255), nullable=False)
+    model = sa.Column(sa.String(255), nullable=False)
+    std_board_info = sa.Column(sa.Text, nullable=True)
+    vendor_board_info = sa.Column(sa.Text, nullable=True)
+    hostname = sa.Column(sa.String(255), nullable=False)
+    status = sa.Column(_enum('device_status', _values(model.DeviceStatus)),
+                       nullable=False, default='enabled',
+                       server_default='enabled')
+    # Set when the device vanished from its host while one of its handles
+    # was in use; it is removed once the handles are released.
+    vanished = sa.Column(sa.Boolean, nullable=False, default=False,
+                         server_default=sa.false())
+
+
+class ControlpathID(Base):
+    __tablename__ = 'controlpath_ids'
+    __table_args__ = (
+        sa.Index('controlpath_ids_device_id_idx', 'device_id'),
+    )
+
+    id = sa.Column(sa.Integer, primary_key=True)
+    uuid = sa.Column(sa.String(36), nullable=False, unique=True)
+    device_id = sa.Column(sa.Integer,
+                          sa.ForeignKey('devices.id', ondelete='RESTRICT'),
+                          nullable=False)
+    cpid_type = sa.Column(_enum('cpid_type', _values(model.ControlPathType)),
+                          nullable=False)
+    cpid_info = sa.Column(sa.String(255), nullable=False)
+
+
+class Deployable(Base):
+    __tablename__ = 'deployables'
+    __table_args__ = (
+        sa.Index('deployables_device_id_idx', 'device_id'),
+        sa.Index('deployables_rp_uuid_idx', 'rp_uuid'),
+    )
+
+    id = sa.Column(sa.Integer, primary_key=True)
+    uuid = sa.Column(sa.String(36), nullable=False, unique=True)
+    parent_id = sa.Column(sa.Integer, sa.ForeignKey('deployables.id'),
+                          nullable=True)
+    root_id = sa.Column(sa.Integer, sa.ForeignKey('deployables.id'),
+                        nullable=True)
+    name = sa.Column(sa.String(255), nullable=False)
+    num_accelerators = sa.Column(sa.Integer, nullable=False)
+    device_id = sa.Column(sa.Integer,
+                          sa.ForeignKey('devices.id', ondelete='RESTRICT'),
+                          nullable=False)
+    rp_uuid = sa.Column(sa.String(36), nullable=True)
+    driver_name = sa.Column(sa.String(100), nullable=True)
+    bitstream_id = sa.Column(sa.String(36), nullable=True)
+
+
+class Attribute(Base):
+    __tablename__ = 'attributes'
+    __table_args__ = (
+        sa.Index('attributes_deployable_id_idx', 'deployable_id'),
+    )
+
+    id = sa.Column(sa.Integer, primary_key=True)
+    uuid = sa.Column(sa.String(36), nullable=False, unique=True)
+    deployable_id = sa.Column(
+        sa.Integer, sa.ForeignKey('deployables.id', ondelete='RESTRICT'),
+        nullable=False)
+    key = sa.Column(sa.Text, nullable=False)
+    value = sa.Column(sa.Text, nullable=False)
+
+
+class AttachHandle(Base):
+    __tablename__ = 'attach_handles'
+    __table_args__ = (
+        sa.Index('attach_handles_deployable_id_in_use_idx',
+                 'deployable_id', 'in_use'),
+    )
+
+    id = sa.Column(sa.Integer, primary_key=True)
+    uuid = sa.Column(sa.String(36), nullable=False, unique=True)
+    deployable_id = sa.Column(
+        sa.Integer, sa.ForeignKey('deployables.id', ondelete='RESTRICT'),
+        nullable=False)
+    cpid_id = sa.Column(sa.Integer,
+                        sa.ForeignKey('controlpath_ids.id',
+                                      ondelete='RESTRICT'),
+                        nullable=False)
+    in_use = sa.Column(sa.Boolean, nullable=False, default=False,
+                       server_default=sa.false())
+    attach_type = sa.Column(_enum('attach_type', _values(model.AttachType)),
+                            nullable=False)
+    attach_info = sa.Column(sa.String(255), nullable=False)
+
+
+class DeviceProfile(Base):
+    __tablename__ = 'device_profiles'
+    __table_args__ = (
+        sa.UniqueConstraint('uuid', 'name',
+                            name='uniq_device_profiles0uuid0name'),
+    )
+
+    id = sa.Column(sa.Integer, primary_key=True)
+    uuid = sa.Column(sa.String(36), nullable=False, unique=True)
+    name = sa.Column(sa.String(255), nullable=False, unique=True)
+    profile_json = sa.Column(sa.Text, nullable=False)
+    description = sa.Column(sa.Text, nullable=True)
+
+
+class ExtArq(Base):
+    __tablename__ = 'extended_accelerator_requests'
+    __table_args__ = (
+        sa.Index('extarq_project_id_idx', 'project_id'),
+        sa.Index('extarq_device_profile_id_idx', 'device_profile_id'),
+        sa.Index('extarq_device_rp_uuid_idx', 'device_rp_uuid'),
+        sa.Index('extarq_instance_uuid_idx', 'instance_uuid'),
+        sa.Index('extarq_attach_handle_id_idx', 'attach_handle_id'),
+        sa.Index('extarq_deployable_id_idx', 'deployable_id'),
+        sa.Index('extarq_state_updated_at_idx', 'state', 'updated_at'),
+    )
+
+    id = sa.Column(sa.Integer, primary_key=True)
+    uuid = sa.Column(sa.String(36), nullable=False, unique=True)
+    project_id = sa.Column(sa.String(255), nullable=True)
+    state = sa.Column(_enum('arq_state', states.ALL_STATES),
+                      nullable=False, default=states.INITIAL)
+    substate = sa.Column(_enum('arq_substate', [states.INITIAL]),
+                         nullable=False, default=states.INITIAL,
+                         server_default=states.INITIAL)
+    device_profile_id = sa.Column(
+        sa.Integer, sa.ForeignKey('device_profiles.id', ondelete='RESTRICT'),
+        nullable=False)
+    device_profile_group_id = sa.Column(sa.Integer, nullable=False,
+                                        default=0, server_default='0')
+    hostname = sa.Column(sa.String(255), nullable=True)
+    device_rp_uuid = sa.Column(sa.String(36), nullable=True)
+    instance_uuid = sa.Column(sa.String(36), nullable=True)
+    attach_handle_id = sa.Column(
+        sa.Integer, sa.ForeignKey('attach_handles.id', ondelete='RESTRICT'),
+        nullable=True)
+    deployable_id = sa.Column(
+        sa.Integer, sa.ForeignKey('deployables.id', ondelete='RESTRICT'),
+        nullable=True)
+
+
+class HostReport(Base):
+    """The digest of each host's last applied report, so that an
+    unchanged report costs one indexed read and no write."""
+
+    __tablename__ = 'host_reports'
+
+    id = sa.Column(sa.Integer, primary_key=True)
+    hostname = sa.Column(sa.String(255), nullable=False, unique=True)
+    digest = sa.Column(sa.String(64), nullable=False)
