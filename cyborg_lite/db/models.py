@@ -10,7 +10,7 @@ from oslo_db.sqlalchemy import models as oslo_models
 import sqlalchemy as sa
 from sqlalchemy import orm
 
-from cyborg_lite import model
+from cyborg_lite import model as cl_model
 from cyborg_lite import states
 
 
@@ -36,14 +36,14 @@ class Device(Base):
 
     id = sa.Column(sa.Integer, primary_key=True)
     uuid = sa.Column(sa.String(36), nullable=False, unique=True)
-    type = sa.Column(_enum('device_type', _values(model.DeviceType)),
+    type = sa.Column(_enum('device_type', _values(cl_model.DeviceType)),
                      nullable=False)
     vendor = sa.Column(sa.String(255), nullable=False)
     model = sa.Column(sa.String(255), nullable=False)
     std_board_info = sa.Column(sa.Text, nullable=True)
     vendor_board_info = sa.Column(sa.Text, nullable=True)
     hostname = sa.Column(sa.String(255), nullable=False)
-    status = sa.Column(_enum('device_status', _values(model.DeviceStatus)),
+    status = sa.Column(_enum('device_status', _values(cl_model.DeviceStatus)),
                        nullable=False, default='enabled',
                        server_default='enabled')
     # Set when the device vanished from its host while one of its handles
@@ -63,7 +63,7 @@ class ControlpathID(Base):
     device_id = sa.Column(sa.Integer,
                           sa.ForeignKey('devices.id', ondelete='RESTRICT'),
                           nullable=False)
-    cpid_type = sa.Column(_enum('cpid_type', _values(model.ControlPathType)),
+    cpid_type = sa.Column(_enum('cpid_type', _values(cl_model.ControlPathType)),
                           nullable=False)
     cpid_info = sa.Column(sa.String(255), nullable=False)
 
@@ -124,7 +124,7 @@ class AttachHandle(Base):
                         nullable=False)
     in_use = sa.Column(sa.Boolean, nullable=False, default=False,
                        server_default=sa.false())
-    attach_type = sa.Column(_enum('attach_type', _values(model.AttachType)),
+    attach_type = sa.Column(_enum('attach_type', _values(cl_model.AttachType)),
                             nullable=False)
     attach_info = sa.Column(sa.String(255), nullable=False)
 
