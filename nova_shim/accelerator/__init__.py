@@ -1,0 +1,1 @@
+"""Clients for the accelerator service (Cyborg)."""

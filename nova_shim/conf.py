@@ -1,0 +1,104 @@
+"""nova_shim's configuration options.
+
+Config is passed, not global: :func:`build_conf` returns a fresh
+``cfg.ConfigOpts``, so nova_shim can run in one process beside the other
+services. The option names follow Nova's.
+
+* ``[cyborg]`` and ``[placement]``: keystoneauth1 session, auth and
+  adapter options. With ``auth_type`` unset, nova_shim calls Cyborg with
+  the user's token (as Nova does); ``auth_type = none`` (with
+  ``endpoint_override``) calls a noauth cyborg-lite API with identity
+  headers; ``password`` or ``http_basic`` use the credentials given here.
+* ``[service_user]``: the service token sent with user requests.
+* ``[libvirt]``: the hypervisor connection.
+"""
+
+import copy
+
+from keystoneauth1 import loading as ks_loading
+from oslo_config import cfg
+
+CYBORG_GROUP = 'cyborg'
+PLACEMENT_GROUP = 'placement'
+SERVICE_USER_GROUP = 'service_user'
+LIBVIRT_GROUP = 'libvirt'
+
+DEFAULT_OPTS = [
+    cfg.IntOpt('arq_binding_timeout', default=300, min=1,
+               help='Seconds to wait for Cyborg to bind the accelerator '
+                    'requests of an instance being built.'),
+]
+
+SERVICE_USER_OPTS = [
+    cfg.BoolOpt('send_service_user_token', default=False,
+                help='Send a service token with requests made on behalf '
+                     'of a user. Cyborg requires it to bind, unbind and '
+                     'delete the accelerator requests of an instance.'),
+]
+
+LIBVIRT_OPTS = [
+    cfg.StrOpt('connection_uri', default='test:///default',
+               help='libvirt connection URI: test:///default (in-memory '
+                    'test driver) or qemu:///system on a real host.'),
+    cfg.StrOpt('virt_type', choices=['kvm', 'qemu', 'test'],
+               help='Domain type. Unset: "test" for test:// URIs, '
+                    'otherwise "kvm".'),
+]
+
+# Groups whose clients are keystoneauth1 adapters, with the default
+# service type of each.
+_KSA_GROUPS = {CYBORG_GROUP: 'accelerator', PLACEMENT_GROUP: 'placement'}
+
+
+def register_opts(conf: cfg.ConfigOpts) -> None:
+    """Register every option nova_shim reads on ``conf``."""
+    conf.register_opts(DEFAULT_OPTS)
+    conf.register_opts(LIBVIRT_OPTS, group=LIBVIRT_GROUP)
+    for group, service_type in _KSA_GROUPS.items():
+        ks_loading.register_session_conf_options(conf, group)
+        ks_loading.register_auth_conf_options(conf, group)
+        ks_loading.register_adapter_conf_options(conf, group)
+        conf.set_default('service_type', service_type, group=group)
+        conf.set_default('valid_interfaces', ['internal', 'public'],
+                         group=group)
+    conf.register_opts(SERVICE_USER_OPTS, group=SERVICE_USER_GROUP)
+    ks_loading.register_session_conf_options(conf, SERVICE_USER_GROUP)
+    ks_loading.register_auth_conf_options(conf, SERVICE_USER_GROUP)
+
+
+def build_conf(args: list[str] | None = None,
+               default_config_files: list[str] | None = None,
+               overrides: dict | None = None) -> cfg.ConfigOpts:
+    """A fresh, parsed ConfigOpts with every nova_shim option.
+
+    ``overrides`` maps ``(group, name)`` (group None for DEFAULT) to
+    values; the all-in-one and the tests set options this way.
+    """
+    conf = cfg.ConfigOpts()
+    register_opts(conf)
+    conf(args or [], project='nova-shim',
+         default_config_files=default_config_files or [])
+    for (group, name), value in (overrides or {}).items():
+        conf.set_override(name, value, group=group)
+    return conf
+
+
+def _ksa_opts(adapter: bool = True) -> list[cfg.Opt]:
+    opts = copy.deepcopy(ks_loading.get_session_conf_options())
+    opts += copy.deepcopy(ks_loading.get_auth_common_conf_options())
+    opts += copy.deepcopy(ks_loading.get_auth_plugin_conf_options('password'))
+    if adapter:
+        opts += copy.deepcopy(ks_loading.get_adapter_conf_options(
+            include_deprecated=False))
+    return opts
+
+
+def list_opts() -> list[tuple[str, list[cfg.Opt]]]:
+    """Options for oslo-config-generator (entry point ``nova_shim``)."""
+    return [
+        ('DEFAULT', DEFAULT_OPTS),
+        (CYBORG_GROUP, _ksa_opts()),
+        (PLACEMENT_GROUP, _ksa_opts()),
+        (SERVICE_USER_GROUP, SERVICE_USER_OPTS + _ksa_opts(adapter=False)),
+        (LIBVIRT_GROUP, LIBVIRT_OPTS),
+    ]

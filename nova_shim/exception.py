@@ -1,0 +1,69 @@
+"""nova_shim's exceptions, named as Nova names them.
+
+Every exception has a ``msg_fmt`` filled from keyword arguments. The
+ones raised after a call to Cyborg or Placement also say what that
+service answered: ``status_code`` is its HTTP status (``None`` when it
+could not be reached) and the message includes its fault string, so a
+404 can be told apart from a 500 without parsing messages.
+
+HTTP status codes for nova_shim's own API are chosen in one table at
+that API's edge, not here.
+"""
+
+
+class NovaShimException(Exception):
+    """Base class: formats ``msg_fmt`` with the keyword arguments."""
+
+    msg_fmt = 'An unknown exception occurred.'
+
+    def __init__(self, message: str | None = None,
+                 status_code: int | None = None, **kwargs) -> None:
+        self.kwargs = kwargs
+        self.status_code = status_code
+        super().__init__(message or self.msg_fmt % kwargs)
+
+
+class DeviceProfileError(NovaShimException):
+    msg_fmt = 'Device profile name %(name)s: %(msg)s'
+
+
+class AcceleratorRequestOpFailed(NovaShimException):
+    msg_fmt = 'Failed to %(op)s accelerator requests: %(msg)s'
+
+
+class AcceleratorRequestBindingFailed(NovaShimException):
+    """A bind failed; ``arqs`` lists the UUIDs of the ARQs in the PATCH."""
+
+    msg_fmt = 'Failed to bind accelerator requests: %(msg)s'
+
+    def __init__(self, message: str | None = None, arqs=None,
+                 status_code: int | None = None, **kwargs) -> None:
+        self.arqs = list(arqs or [])
+        super().__init__(message, status_code=status_code, **kwargs)
+
+
+class ForbiddenWithAccelerators(NovaShimException):
+    """An operation refused for instances with accelerators (HTTP 400)."""
+
+    msg_fmt = 'Feature not supported with instances that have accelerators.'
+
+
+class UnsupportedAttachHandle(NovaShimException):
+    msg_fmt = ('Accelerator request %(arq)s has attach handle type '
+               '%(type)r, which cannot be attached to a guest.')
+
+
+class NoValidHost(NovaShimException):
+    msg_fmt = 'No valid host was found. %(reason)s'
+
+
+class PlacementAPIError(NovaShimException):
+    msg_fmt = 'Placement request %(method)s %(url)s failed: %(msg)s'
+
+
+class InstanceNotFound(NovaShimException):
+    msg_fmt = 'Instance %(instance_id)s could not be found.'
+
+
+class HypervisorError(NovaShimException):
+    msg_fmt = 'Hypervisor operation %(op)s failed for %(instance)s: %(reason)s'

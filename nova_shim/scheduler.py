@@ -1,0 +1,283 @@
+"""Choose a compute node for an instance and claim its resources.
+
+This is the part of Nova's scheduler that accelerators need. Building
+the Placement query and reading its answer are pure functions; the
+functions that take a keystoneauth1 ``adapter`` talk to Placement:
+
+* :func:`select_destination`: ``GET /allocation_candidates`` (1.36) with
+  the flavor's resources unsuffixed and one suffixed group per device
+  profile group (``resourcesdevice_profile_0=FPGA:1``), then ``PUT
+  /allocations/{instance}`` for the first candidate that claims (the
+  next one on 409). It returns the chosen compute node and the
+  ``mappings`` (``{"device_profile_0": [rp_uuid]}``) that
+  ``create_arqs_and_match_resource_providers`` takes.
+* :func:`ensure_compute_node`: the compute node's root provider and its
+  VCPU, MEMORY_MB and DISK_GB inventory, as nova-compute reports them.
+* :func:`delete_allocation`.
+"""
+
+import dataclasses
+import logging
+from typing import Any, Iterable
+
+from keystoneauth1 import adapter as ks_adapter
+from keystoneauth1 import exceptions as ks_exc
+from keystoneauth1 import loading as ks_loading
+from oslo_config import cfg
+import requests
+
+from nova_shim import auth
+from nova_shim import exception
+
+LOG = logging.getLogger(__name__)
+
+GROUP = 'placement'
+# 1.36: mappings (1.34), root_provider_uuid in summaries (1.29), suffixed
+# groups with any string suffix (1.33) and consumer generations (1.28).
+CANDIDATES_VERSION = '1.36'
+PROVIDER_VERSION = '1.20'  # POST /resource_providers returns the provider
+TRAITS_VERSION = '1.6'
+DEFAULT_CANDIDATE_LIMIT = 1000
+_CLAIM_ATTEMPTS = 3
+
+
+@dataclasses.dataclass
+class RequestGroup:
+    """One Placement request group; ``requester_id`` is its suffix."""
+
+    requester_id: str | None = None
+    resources: dict[str, int] = dataclasses.field(default_factory=dict)
+    required_traits: set[str] = dataclasses.field(default_factory=set)
+    forbidden_traits: set[str] = dataclasses.field(default_factory=set)
+
+
+@dataclasses.dataclass
+class Candidate:
+    """One allocation request from ``GET /allocation_candidates``."""
+
+    allocations: dict[str, dict[str, int]]  # rp uuid -> {rc: amount}
+    mappings: dict[str, list[str]]  # requester id -> [rp uuid]
+    root_provider_uuid: str
+
+
+@dataclasses.dataclass
+class Selection:
+    """The claimed candidate: where the instance goes."""
+
+    compute_node_uuid: str
+    compute_node_name: str  # the hypervisor hostname, for ARQ binding
+    mappings: dict[str, list[str]]
+    allocations: dict[str, dict[str, int]]
+
+
+def get_placement_adapter(conf: cfg.ConfigOpts) -> ks_adapter.Adapter:
+    """An adapter for Placement with the service's own credentials."""
+    plugin = auth.get_service_auth_plugin(conf, GROUP)
+    session = ks_loading.load_session_from_conf_options(conf, GROUP,
+                                                        auth=plugin)
+    return ks_loading.load_adapter_from_conf_options(
+        conf, GROUP, session=session, auth=plugin, raise_exc=False)
+
+
+def _resources_param(resources: dict[str, int]) -> str:
+    return ','.join('%s:%d' % (rc, amount)
+                    for rc, amount in sorted(resources.items()) if amount)
+
+
+def _traits_param(group: RequestGroup) -> str:
+    return ','.join(sorted(group.required_traits) +
+                    ['!' + t for t in sorted(group.forbidden_traits)])
+
+
+def build_candidates_query(vcpus: int, memory_mb: int, disk_gb: int,
+                           groups: Iterable[RequestGroup],
+                           in_tree: str | None = None,
+                           limit: int = DEFAULT_CANDIDATE_LIMIT
+                           ) -> list[tuple[str, str]]:
+    """Query parameters for ``GET /allocation_candidates``.
+
+    The flavor's resources form the unsuffixed group; each device
+    profile group is suffixed by its requester id, and the suffixed
+    groups may share providers (``group_policy=none``, Nova's default).
+    ``in_tree`` restricts the search to one compute node.
+    """
+    flavor = {'VCPU': vcpus, 'MEMORY_MB': memory_mb, 'DISK_GB': disk_gb}
+    query = [('resources', _resources_param(flavor))]
+    suffixed = False
+    for group in groups:
+        suffix = group.requester_id or ''
+        suffixed = suffixed or bool(suffix)
+        query.append(('resources' + suffix, _resources_param(group.resources)))
+        traits = _traits_param(group)
+        if traits:
+            query.append(('required' + suffix, traits))
+    if suffixed:
+        query.append(('group_policy', 'none'))
+    if in_tree:
+        query.append(('in_tree', in_tree))
+    query.append(('limit', str(limit)))
+    return query
+
+
+def parse_candidates(body: dict) -> list[Candidate]:
+    """The allocation requests of a 1.36 answer, in Placement's order::
+
+        {"allocation_requests": [{"allocations": {"<rp>": {"resources":
+            {"VCPU": 1}}}, "mappings": {"": ["<rp>"],
+            "device_profile_0": ["<child rp>"]}}],
+         "provider_summaries": {"<rp>": {"root_provider_uuid": "<root>",
+            "parent_provider_uuid": null, "resources": {...}, ...}}}
+    """
+    summaries = body.get('provider_summaries', {})
+    candidates = []
+    for request in body.get('allocation_requests', []):
+        allocations = {rp: alloc['resources']
+                       for rp, alloc in request['allocations'].items()}
+        first_rp = next(iter(allocations))
+        root = summaries.get(first_rp, {}).get('root_provider_uuid', first_rp)
+        candidates.append(Candidate(allocations, request.get('mappings', {}),
+                                    root))
+    return candidates
+
+
+def build_allocation_body(candidate: Candidate, project_id: str,
+                          user_id: str) -> dict[str, Any]:
+    """The body of ``PUT /allocations/{consumer}`` (1.36) for a new consumer."""
+    return {'allocations': {rp: {'resources': resources}
+                            for rp, resources in candidate.allocations.items()},
+            'consumer_generation': None,
+            'project_id': project_id,
+            'user_id': user_id}
+
+
+def _request(adapter: ks_adapter.Adapter, method: str, url: str,
+             version: str | None = None, **kwargs: Any) -> requests.Response:
+    """One Placement call; the response, or PlacementAPIError."""
+    try:
+        return adapter.request(url, method, microversion=version, **kwargs)
+    except ks_exc.ClientException as exc:
+        raise exception.PlacementAPIError(method=method, url=url, msg=str(exc))
+
+
+def _fail(resp: requests.Response, method: str,
+          url: str) -> exception.PlacementAPIError:
+    return exception.PlacementAPIError(
+        method=method, url=url, status_code=resp.status_code,
+        msg='Placement returned %d: %s' % (resp.status_code, resp.text[:300]))
+
+
+def claim_resources(adapter: ks_adapter.Adapter, instance_uuid: str,
+                    candidate: Candidate, project_id: str,
+                    user_id: str) -> bool:
+    """Claim a candidate for the instance; False if Placement said 409."""
+    url = '/allocations/%s' % instance_uuid
+    resp = _request(adapter, 'PUT', url, CANDIDATES_VERSION,
+                    json=build_allocation_body(candidate, project_id, user_id))
+    if resp.status_code == 409:
+        LOG.info('Claim for instance %s lost a race: %s', instance_uuid,
+                 resp.text[:300])
+        return False
+    if resp.status_code != 204:
+        raise _fail(resp, 'PUT', url)
+    return True
+
+
+def select_destination(adapter: ks_adapter.Adapter, instance_uuid: str,
+                       project_id: str, user_id: str, *, vcpus: int,
+                       memory_mb: int, disk_gb: int,
+                       groups: Iterable[RequestGroup] = (),
+                       in_tree: str | None = None) -> Selection:
+    """Find a compute node with room and claim it for the instance.
+
+    Raises NoValidHost when Placement has no candidate or every claim
+    loses a race.
+    """
+    query = build_candidates_query(vcpus, memory_mb, disk_gb, groups, in_tree)
+    resp = _request(adapter, 'GET', '/allocation_candidates',
+                    CANDIDATES_VERSION, params=query)
+    if resp.status_code != 200:
+        raise _fail(resp, 'GET', '/allocation_candidates')
+    candidates = parse_candidates(resp.json())
+    if not candidates:
+        raise exception.NoValidHost(reason='No allocation candidates.')
+    for candidate in candidates[:_CLAIM_ATTEMPTS]:
+        if claim_resources(adapter, instance_uuid, candidate, project_id,
+                           user_id):
+            root = get_provider(adapter, candidate.root_provider_uuid)
+            return Selection(candidate.root_provider_uuid, root['name'],
+                             candidate.mappings, candidate.allocations)
+    raise exception.NoValidHost(reason='Every claim conflicted.')
+
+
+def delete_allocation(adapter: ks_adapter.Adapter, instance_uuid: str) -> None:
+    """Remove the instance's allocations; none is not an error."""
+    url = '/allocations/%s' % instance_uuid
+    resp = _request(adapter, 'DELETE', url)
+    if resp.status_code == 404:
+        LOG.debug('Instance %s had no allocations', instance_uuid)
+    elif resp.status_code != 204:
+        raise _fail(resp, 'DELETE', url)
+
+
+def get_provider(adapter: ks_adapter.Adapter, rp_uuid: str) -> dict | None:
+    """A resource provider (``{"uuid", "name", "generation", ...}``)."""
+    url = '/resource_providers/%s' % rp_uuid
+    resp = _request(adapter, 'GET', url, PROVIDER_VERSION)
+    if resp.status_code == 404:
+        return None
+    if resp.status_code != 200:
+        raise _fail(resp, 'GET', url)
+    return resp.json()
+
+
+def _put_checked(adapter: ks_adapter.Adapter, url: str, body: dict | None,
+                 version: str | None, ok: tuple[int, ...] = (200,)) -> dict:
+    resp = _request(adapter, 'PUT', url, version, json=body)
+    if resp.status_code not in ok:
+        raise _fail(resp, 'PUT', url)
+    return resp.json() if resp.content else {}
+
+
+def compute_inventory(vcpus: int, memory_mb: int,
+                      disk_gb: int) -> dict[str, dict[str, int]]:
+    """A compute node's inventory as nova-compute reports it."""
+    totals = {'VCPU': vcpus, 'MEMORY_MB': memory_mb, 'DISK_GB': disk_gb}
+    return {rc: {'total': total, 'reserved': 0, 'min_unit': 1,
+                 'max_unit': total, 'step_size': 1, 'allocation_ratio': 1.0}
+            for rc, total in totals.items() if total > 0}
+
+
+def ensure_compute_node(adapter: ks_adapter.Adapter, *, name: str, uuid: str,
+                        vcpus: int, memory_mb: int, disk_gb: int,
+                        traits: Iterable[str] = ()) -> dict:
+    """Create or update a compute node's root provider; return it.
+
+    ``name`` is the hypervisor hostname, by which Cyborg's agent finds
+    the provider to put its deployables under.
+    """
+    provider = get_provider(adapter, uuid)
+    if provider is None:
+        url = '/resource_providers'
+        resp = _request(adapter, 'POST', url, PROVIDER_VERSION,
+                        json={'uuid': uuid, 'name': name})
+        if resp.status_code != 200:
+            raise _fail(resp, 'POST', url)
+        provider = resp.json()
+    inventories = _put_checked(
+        adapter, '/resource_providers/%s/inventories' % uuid,
+        {'resource_provider_generation': provider['generation'],
+         'inventories': compute_inventory(vcpus, memory_mb, disk_gb)}, None)
+    provider['generation'] = inventories['resource_provider_generation']
+    traits = sorted(set(traits))
+    for trait in traits:
+        if trait.startswith('CUSTOM_'):
+            _put_checked(adapter, '/traits/%s' % trait, None, TRAITS_VERSION,
+                         ok=(201, 204))
+    if traits:
+        result = _put_checked(
+            adapter, '/resource_providers/%s/traits' % uuid,
+            {'resource_provider_generation': provider['generation'],
+             'traits': traits}, TRAITS_VERSION)
+        provider['generation'] = result['resource_provider_generation']
+    LOG.info('Compute node %s (%s) registered in Placement', name, uuid)
+    return provider
