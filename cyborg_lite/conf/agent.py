@@ -25,6 +25,15 @@ OPTS = [
                     'address and the bitstream as arguments.'),
     cfg.IntOpt('fake_fpga_handles', default=16, min=0,
                help='Attach handles of the fake driver\'s FPGA.'),
+    cfg.IntOpt('fpga_program_timeout', default=600, min=1,
+               help='Seconds after which fpga_program_command is killed '
+                    'and the programming counts as failed.'),
+    cfg.StrOpt('fake_devices',
+               help='JSON list of the fake driver\'s devices, each an '
+                    'object with "type" (FPGA or GPU), "address" (PCI '
+                    'address of the device) and optionally "handles", '
+                    '"vendor", "model", "rc" and "traits". Unset: one '
+                    'FPGA at 0000:0c:00.0 and one GPU at 0000:0d:00.0.'),
 ]
 
 GPU_OPTS = [
@@ -35,6 +44,26 @@ GPU_OPTS = [
     cfg.BoolOpt('filter_sriov_vfs', default=False,
                 help='Skip SR-IOV virtual functions of NVIDIA GPUs.'),
 ]
+
+
+VGPU_GROUP_PREFIX = 'vgpu_'
+
+VGPU_OPTS = [
+    cfg.ListOpt('device_addresses', default=[],
+                help='PCI addresses of the GPUs that offer this vGPU '
+                     'type. Empty: every GPU that offers the type and is '
+                     'not listed under another type.'),
+]
+
+
+def register_vgpu_opts(conf, vgpu_types) -> None:
+    """Register a [vgpu_<type>] group for each enabled vGPU type.
+
+    The group names depend on [gpu_devices] enabled_vgpu_types, so they
+    are registered once that option is known, as Nova does.
+    """
+    for vgpu_type in vgpu_types:
+        conf.register_opts(VGPU_OPTS, group=VGPU_GROUP_PREFIX + vgpu_type)
 
 
 def register_opts(conf):

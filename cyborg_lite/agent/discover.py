@@ -1,0 +1,49 @@
+"""One discovery pass over the enabled drivers, and its JSON rendering.
+
+The agent's periodic report and ``cyborg-lite-agent --discover-only``
+both call :func:`discover`; the report sends ``device.to_dict()`` for
+each device, and :func:`render_json` shows the same data for people,
+with each deployable's resource class and traits spelled out.
+"""
+
+from __future__ import annotations
+
+import json
+import logging
+
+from cyborg_lite.agent.drivers import base
+from cyborg_lite.agent.sysfs import Sysfs
+from cyborg_lite import model
+
+LOG = logging.getLogger(__name__)
+
+
+def discover(conf, sysfs: Sysfs | None = None,
+             hostname: str | None = None) -> list[model.DriverDevice]:
+    """The devices that every enabled driver finds, in driver order."""
+    devices: list[model.DriverDevice] = []
+    for driver in base.load_drivers(conf, sysfs, hostname):
+        found = driver.discover()
+        LOG.debug('driver %s found %d devices', driver.name, len(found))
+        devices.extend(found)
+    return devices
+
+
+def to_report(hostname: str, devices: list[model.DriverDevice]) -> dict:
+    """The JSON-able view: ``to_dict()`` plus ``resource_class`` and
+    ``traits`` on each deployable."""
+    rendered = []
+    for device, data in ((d, d.to_dict()) for d in devices):
+        for deployable, dep_data in zip(device.deployables,
+                                        data['deployables']):
+            dep_data['resource_class'] = deployable.resource_class
+            dep_data['traits'] = deployable.traits
+        rendered.append(data)
+    return {'hostname': hostname,
+            'digest': model.report_digest(devices),
+            'devices': rendered}
+
+
+def render_json(hostname: str, devices: list[model.DriverDevice]) -> str:
+    return json.dumps(to_report(hostname, devices), indent=2,
+                      sort_keys=True)

@@ -1,0 +1,1 @@
+"""Accelerator drivers: one module per vendor, plus a fake driver."""

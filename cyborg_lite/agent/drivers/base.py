@@ -1,0 +1,170 @@
+"""The driver interface, the driver loader and what drivers share.
+
+A driver turns what a :class:`~cyborg_lite.agent.sysfs.Sysfs` shows into
+:class:`~cyborg_lite.model.DriverDevice` lists. Drivers are found through
+the stevedore namespace ``cyborg_lite.accelerator.driver`` and enabled by
+``[agent] enabled_drivers``; :data:`BUILTIN_DRIVERS` names the same
+classes for a source tree whose entry points are not installed.
+"""
+
+from __future__ import annotations
+
+import abc
+import importlib
+import json
+import logging
+import shlex
+import socket
+import subprocess
+from typing import ClassVar
+
+import stevedore
+
+from cyborg_lite.agent.sysfs import Sysfs
+from cyborg_lite import model
+
+LOG = logging.getLogger(__name__)
+
+NAMESPACE = 'cyborg_lite.accelerator.driver'
+
+BUILTIN_DRIVERS = {
+    'fake': 'cyborg_lite.agent.drivers.fake:FakeDriver',
+    'nvidia_gpu': 'cyborg_lite.agent.drivers.nvidia_gpu:NvidiaGPUDriver',
+    'intel_fpga': 'cyborg_lite.agent.drivers.intel_fpga:IntelFPGADriver',
+    'xilinx_fpga': 'cyborg_lite.agent.drivers.xilinx_fpga:XilinxFPGADriver',
+}
+
+
+class DriverError(Exception):
+    """Base of the errors a driver raises."""
+
+
+class UnknownDriverError(DriverError):
+    """``[agent] enabled_drivers`` names a driver that does not exist."""
+
+
+class ProgramError(DriverError):
+    """Programming an FPGA failed."""
+
+
+def host_name(conf) -> str:
+    """The host part of deployable names.
+
+    ``[agent] resource_provider_name`` (the compute-node provider's name
+    in Placement), else ``[DEFAULT] host``, else the FQDN; read when
+    called, never at import.
+    """
+    return (conf.agent.resource_provider_name or conf.host
+            or socket.getfqdn())
+
+
+def pci_address(controlpath_info: str) -> str:
+    """``dddd:bb:dd.f`` back from a PCI controlpath or attach info."""
+    info = json.loads(controlpath_info)
+    return '%s:%s:%s.%s' % (info['domain'], info['bus'], info['device'],
+                            info['function'])
+
+
+def pci_handle(address: str) -> model.DriverAttachHandle:
+    return model.DriverAttachHandle(
+        attach_type=model.AttachType.PCI.value,
+        attach_info=model.canonical_json(model.pci_address_info(address)))
+
+
+def attributes(rc: str, traits: list[str]) -> tuple[model.DriverAttribute,
+                                                    ...]:
+    """``rc`` plus ``trait0..N`` in the order given, duplicates dropped."""
+    unique = list(dict.fromkeys(traits))
+    return ((model.DriverAttribute('rc', rc),)
+            + tuple(model.DriverAttribute('trait%d' % n, t)
+                    for n, t in enumerate(unique)))
+
+
+def trait_part(text: str) -> str:
+    """Upper-case ``text`` with anything outside [A-Z0-9_] made ``_``."""
+    return ''.join(c if c.isalnum() and c.isascii() else '_'
+                   for c in text.upper()).strip('_')
+
+
+class Driver(abc.ABC):
+    """One kind of accelerator on this host."""
+
+    name: ClassVar[str]
+
+    def __init__(self, conf, sysfs: Sysfs,
+                 hostname: str | None = None) -> None:
+        self.conf = conf
+        self.sysfs = sysfs
+        self.hostname = hostname or host_name(conf)
+
+    def deployable_name(self, address: str) -> str:
+        return '%s_%s' % (self.hostname, address)
+
+    @abc.abstractmethod
+    def discover(self) -> list[model.DriverDevice]:
+        """The devices this driver finds, read fresh on every call."""
+
+    def program(self, controlpath_info: str, bitstream_path: str) -> None:
+        """Load a bitstream into the device; raise ProgramError on failure."""
+        raise ProgramError('driver %s cannot program devices' % self.name)
+
+    def require_pci_device(self, controlpath_info: str) -> str:
+        """The PCI address of ``controlpath_info``, if it is on this host."""
+        address = pci_address(controlpath_info)
+        if not self.sysfs.has_pci_device(address):
+            raise ProgramError('no PCI device %s on this host' % address)
+        return address
+
+
+def run_program_command(conf, address: str, bitstream_path: str) -> None:
+    """Run ``[agent] fpga_program_command <pci address> <bitstream>``."""
+    command = conf.agent.fpga_program_command
+    if not command:
+        raise ProgramError('[agent] fpga_program_command is not set')
+    argv = shlex.split(command) + [address, bitstream_path]
+    timeout = conf.agent.fpga_program_timeout
+    LOG.info('programming %s with %s', address, bitstream_path)
+    try:
+        result = subprocess.run(argv, capture_output=True, text=True,
+                                timeout=timeout, check=False)
+    except subprocess.TimeoutExpired as exc:
+        raise ProgramError('programming %s timed out after %s s'
+                           % (address, timeout)) from exc
+    except OSError as exc:
+        raise ProgramError('cannot run %s: %s' % (argv[0], exc)) from exc
+    if result.returncode != 0:
+        raise ProgramError('programming %s failed with exit code %d: %s'
+                           % (address, result.returncode,
+                              result.stderr.strip()[-500:]))
+
+
+def _import_class(spec: str) -> type[Driver]:
+    module, _, attr = spec.partition(':')
+    return getattr(importlib.import_module(module), attr)
+
+
+def driver_classes(names: list[str]) -> list[type[Driver]]:
+    """The driver classes for ``names``, in that order."""
+    manager = stevedore.NamedExtensionManager(
+        NAMESPACE, names=names, invoke_on_load=False, name_order=True)
+    installed = {ext.name: ext.plugin for ext in manager}
+    classes = []
+    for name in names:
+        if name in installed:
+            classes.append(installed[name])
+        elif name in BUILTIN_DRIVERS:
+            classes.append(_import_class(BUILTIN_DRIVERS[name]))
+        else:
+            known = sorted(set(installed) | set(BUILTIN_DRIVERS))
+            raise UnknownDriverError(
+                'unknown driver %r in [agent] enabled_drivers; known: %s'
+                % (name, ', '.join(known)))
+    return classes
+
+
+def load_drivers(conf, sysfs: Sysfs | None = None,
+                 hostname: str | None = None) -> list[Driver]:
+    """Instantiate the drivers of ``[agent] enabled_drivers``."""
+    sysfs = sysfs or Sysfs.from_conf(conf)
+    return [cls(conf, sysfs, hostname)
+            for cls in driver_classes(conf.agent.enabled_drivers)]
