@@ -1,0 +1,202 @@
+"""Accelerator requests: create, list, bind, unbind, delete, sweep.
+
+Binds follow DESIGN.md section 4.5: the ARQ moves to BindStarted and takes
+an attach handle by compare-and-swap in one transaction. Most binds end
+Bound in that same transaction. A vGPU bind first asks the host's agent to
+create the mdev, and an FPGA bind whose profile names a bitstream the
+deployable does not carry programs it in the background; those finish in
+a second step. Nova hears of every resolved ARQ through
+:class:`~cyborg_lite.conductor.nova.NovaNotifier`.
+"""
+
+import logging
+import threading
+
+from oslo_utils import timeutils
+
+from cyborg_lite import exception
+from cyborg_lite import model
+from cyborg_lite import profiles
+from cyborg_lite import states
+from cyborg_lite.db import api as db_api
+from cyborg_lite.db import binding
+from cyborg_lite.db import inventory
+from cyborg_lite.db import reports
+
+LOG = logging.getLogger(__name__)
+
+
+class ArqService:
+    """ARQ work of one conductor."""
+
+    def __init__(self, conf, db, notifier, agents):
+        self._conf = conf
+        self._db = db
+        self._notifier = notifier
+        self._agents = agents
+
+    # --- create and read ----------------------------------------------
+
+    def create(self, ctx, device_profile_name):
+        dp = db_api.device_profile_get(self._db, name=device_profile_name)
+        counts = profiles.arq_counts(dp['groups'])
+        arqs = db_api.arq_create(self._db, dp['name'], counts,
+                                 ctx.project_id)
+        LOG.info('Created %d ARQ(s) from device profile %s', len(arqs),
+                 dp['name'])
+        return arqs
+
+    def list(self, ctx, instance_uuid=None, bind_state=None):
+        arqs = db_api.arq_list(self._db, project_id=ctx.scope_project,
+                               instance_uuid=instance_uuid)
+        if bind_state != 'resolved':
+            return arqs
+        if instance_uuid is not None:
+            if any(a['state'] not in states.RESOLVED for a in arqs):
+                raise exception.ARQsUnresolved(instance=instance_uuid)
+            return arqs
+        return [a for a in arqs if a['state'] in states.RESOLVED]
+
+    def get(self, ctx, uuid):
+        return db_api.arq_get(self._db, uuid, project_id=ctx.scope_project)
+
+    # --- bind ---------------------------------------------------------
+
+    def bind(self, ctx, bindings):
+        """Bind ARQs: ``{arq_uuid: {hostname, device_rp_uuid,
+        instance_uuid[, project_id]}}``. Raises after trying them all if
+        any bind failed; failed ARQs end BindFailed."""
+        instances = {b['instance_uuid'] for b in bindings.values()}
+        for instance in instances:
+            if binding.instance_has_other_arqs(self._db, instance,
+                                               bindings):
+                raise exception.InstanceAlreadyBound(instance=instance)
+        failures, resolved = [], []
+        for uuid, fields in bindings.items():
+            arq = self._bind_one(ctx, uuid, fields, failures)
+            if arq is not None:
+                resolved.append(arq)
+        self._notifier.notify(resolved)
+        if failures:
+            raise exception.Conflict(reason='; '.join(failures))
+
+    def _bind_one(self, ctx, uuid, fields, failures):
+        fields = dict(fields, project_id=fields.get('project_id')
+                      or ctx.project_id)
+        arq = self.get(ctx, uuid)
+        bitstream = self._bitstream_of(arq)
+        try:
+            deployable, handle, finished = binding.bind(
+                self._db, uuid, fields['hostname'], fields['device_rp_uuid'],
+                fields['instance_uuid'], fields['project_id'],
+                ctx.scope_project, bitstream)
+        except (exception.NoFreeAttachHandle,
+                exception.DeployableNotFound) as exc:
+            binding.fail_bind(self._db, uuid, fields)
+            failures.append('%s: %s' % (uuid, exc.message))
+            return self.get(ctx, uuid)
+        LOG.info('arq %s: %s -> %s', uuid, arq['state'],
+                 states.BOUND if finished else states.BIND_STARTED)
+        if finished:
+            return self.get(ctx, uuid)
+        if handle['attach_type'] == model.AttachType.MDEV.value:
+            return self._finish_mdev(ctx, uuid, fields, handle, failures)
+        threading.Thread(target=self._program_and_finish,
+                         args=(ctx, uuid, fields, deployable, bitstream),
+                         daemon=True, name='program-%s' % uuid).start()
+        return None
+
+    def _bitstream_of(self, arq):
+        dp = db_api.device_profile_get(self._db,
+                                       name=arq['device_profile_name'])
+        groups = dp['groups']
+        group_id = arq['device_profile_group_id']
+        if 0 <= group_id < len(groups):
+            return profiles.bitstream_id(groups[group_id])
+        return None
+
+    def _finish_mdev(self, ctx, uuid, fields, handle, failures):
+        try:
+            self._agents.create_mdev(fields['hostname'], handle)
+        except Exception as exc:
+            LOG.warning('arq %s: mdev creation failed: %s', uuid, exc)
+            binding.fail_bind(self._db, uuid)
+            failures.append('%s: mdev creation failed: %s' % (uuid, exc))
+            return self.get(ctx, uuid)
+        if not binding.finish_bind(self._db, uuid):
+            self._agents.remove_mdev(fields['hostname'], handle)
+        LOG.info('arq %s: BindStarted -> Bound', uuid)
+        return self.get(ctx, uuid)
+
+    def _program_and_finish(self, ctx, uuid, fields, deployable, bitstream):
+        try:
+            self._agents.program(fields['hostname'], deployable, bitstream)
+            inventory.set_bitstream(self._db, deployable['id'], bitstream)
+            ok = binding.finish_bind(self._db, uuid)
+        except Exception as exc:
+            LOG.warning('arq %s: programming failed: %s', uuid, exc)
+            ok = False
+        if not ok:
+            binding.fail_bind(self._db, uuid)
+        LOG.info('arq %s: BindStarted -> %s', uuid,
+                 states.BOUND if ok else states.BIND_FAILED)
+        self._notifier.notify([self.get(ctx, uuid)])
+
+    # --- unbind and delete --------------------------------------------
+
+    def _undo_host_work(self, uuids):
+        for host, handle in binding.held_handles(self._db, uuids).values():
+            if handle['attach_type'] == model.AttachType.MDEV.value:
+                self._agents.remove_mdev(host, handle)
+
+    def unbind(self, ctx, uuids):
+        for uuid in uuids:
+            self.get(ctx, uuid)
+        self._undo_host_work(uuids)
+        for uuid in uuids:
+            binding.unbind(self._db, uuid, ctx.scope_project)
+            LOG.info('arq %s: -> %s', uuid, states.UNBOUND)
+        self._purge_vanished()
+
+    def delete(self, ctx, uuids=None, instance_uuid=None):
+        if instance_uuid is not None:
+            arqs = db_api.arq_list(self._db, project_id=ctx.scope_project,
+                                   instance_uuid=instance_uuid)
+        else:
+            arqs = db_api.arq_list(self._db, project_id=ctx.scope_project,
+                                   uuids=uuids)
+            missing = set(uuids) - {a['uuid'] for a in arqs}
+            if missing:
+                raise exception.ARQNotFound(uuid=', '.join(sorted(missing)))
+        if not ctx.is_service and any(a['instance_uuid'] for a in arqs):
+            raise exception.Forbidden(
+                reason='Deleting a bound accelerator request requires a '
+                       'service token. Use the Compute API to manage '
+                       'instance accelerators.')
+        found = [a['uuid'] for a in arqs]
+        if found:
+            self._undo_host_work(found)
+            db_api.arq_delete(self._db, found)
+            LOG.info('Deleted ARQ(s) %s', ', '.join(found))
+            self._purge_vanished()
+
+    def _purge_vanished(self):
+        for name in reports.purge_vanished(self._db):
+            LOG.info('Removed vanished deployable %s', name)
+
+    # --- the sweep ----------------------------------------------------
+
+    def sweep(self):
+        """Fail binds stuck in BindStarted for longer than bind_timeout
+        (a conductor died mid-bind) and tell Nova."""
+        cutoff = timeutils.utcnow() - timeutils.datetime.timedelta(
+            seconds=self._conf.conductor.bind_timeout)
+        failed = []
+        for arq in db_api.arqs_stuck(self._db, cutoff):
+            if binding.fail_bind(self._db, arq['uuid']):
+                LOG.warning('arq %s: BindStarted -> BindFailed (stuck '
+                            'longer than %ss)', arq['uuid'],
+                            self._conf.conductor.bind_timeout)
+                failed.append(dict(arq, state=states.BIND_FAILED))
+        self._notifier.notify(failed)
+        return len(failed)

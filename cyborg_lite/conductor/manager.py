@@ -1,0 +1,109 @@
+"""Server side of the conductor RPC API: thin methods that hand work to
+the feature modules. The version history is in
+:mod:`cyborg_lite.conductor.rpcapi`."""
+
+import oslo_messaging
+
+from cyborg_lite import exception
+from cyborg_lite.conductor import rpcapi
+from cyborg_lite.db import api as db_api
+from cyborg_lite.db import inventory
+
+_EXPECTED = (exception.CyborgLiteException,)
+
+
+class ConductorManager:
+    target = oslo_messaging.Target(version=rpcapi.RPC_API_VERSION)
+
+    def __init__(self, db, arqs, reports):
+        self._db = db
+        self._arqs = arqs
+        self._reports = reports
+
+    # device profiles
+    @oslo_messaging.expected_exceptions(*_EXPECTED)
+    def device_profile_create(self, ctx, profile):
+        return db_api.device_profile_create(
+            self._db, profile['name'], profile['groups'],
+            description=profile.get('description'),
+            uuid=profile.get('uuid'))
+
+    @oslo_messaging.expected_exceptions(*_EXPECTED)
+    def device_profile_list(self, ctx, names=None):
+        return db_api.device_profile_list(self._db, names)
+
+    @oslo_messaging.expected_exceptions(*_EXPECTED)
+    def device_profile_get(self, ctx, uuid=None, name=None):
+        return db_api.device_profile_get(self._db, uuid=uuid, name=name)
+
+    @oslo_messaging.expected_exceptions(*_EXPECTED)
+    def device_profile_delete(self, ctx, uuids=(), names=()):
+        db_api.device_profile_delete(self._db, uuids, names)
+
+    # accelerator requests
+    @oslo_messaging.expected_exceptions(*_EXPECTED)
+    def arq_create(self, ctx, device_profile_name):
+        return self._arqs.create(ctx, device_profile_name)
+
+    @oslo_messaging.expected_exceptions(*_EXPECTED)
+    def arq_list(self, ctx, instance_uuid=None, bind_state=None):
+        return self._arqs.list(ctx, instance_uuid, bind_state)
+
+    @oslo_messaging.expected_exceptions(*_EXPECTED)
+    def arq_get(self, ctx, uuid):
+        return self._arqs.get(ctx, uuid)
+
+    @oslo_messaging.expected_exceptions(*_EXPECTED)
+    def arq_bind(self, ctx, bindings):
+        self._arqs.bind(ctx, bindings)
+
+    @oslo_messaging.expected_exceptions(*_EXPECTED)
+    def arq_unbind(self, ctx, uuids):
+        self._arqs.unbind(ctx, uuids)
+
+    @oslo_messaging.expected_exceptions(*_EXPECTED)
+    def arq_delete(self, ctx, uuids=None, instance_uuid=None):
+        self._arqs.delete(ctx, uuids=uuids, instance_uuid=instance_uuid)
+
+    # inventory
+    @oslo_messaging.expected_exceptions(*_EXPECTED)
+    def device_list(self, ctx, filters):
+        return inventory.device_list(self._db, **filters)
+
+    @oslo_messaging.expected_exceptions(*_EXPECTED)
+    def device_get(self, ctx, uuid):
+        return inventory.device_get(self._db, uuid)
+
+    @oslo_messaging.expected_exceptions(*_EXPECTED)
+    def device_set_status(self, ctx, uuid, status):
+        deployables = inventory.device_set_status(self._db, uuid, status)
+        self._reports.set_reserved(deployables, status)
+
+    @oslo_messaging.expected_exceptions(*_EXPECTED)
+    def deployable_list(self, ctx, filters):
+        return inventory.deployable_list(self._db, **filters)
+
+    @oslo_messaging.expected_exceptions(*_EXPECTED)
+    def deployable_get(self, ctx, uuid):
+        return inventory.deployable_get(self._db, uuid)
+
+    @oslo_messaging.expected_exceptions(*_EXPECTED)
+    def attribute_list(self, ctx, filters):
+        return inventory.attribute_list(self._db, **filters)
+
+    @oslo_messaging.expected_exceptions(*_EXPECTED)
+    def attribute_get(self, ctx, uuid):
+        return inventory.attribute_get(self._db, uuid)
+
+    @oslo_messaging.expected_exceptions(*_EXPECTED)
+    def attribute_create(self, ctx, values):
+        return inventory.attribute_create(self._db, **values)
+
+    @oslo_messaging.expected_exceptions(*_EXPECTED)
+    def attribute_delete(self, ctx, uuid):
+        inventory.attribute_delete(self._db, uuid)
+
+    # agents
+    @oslo_messaging.expected_exceptions(*_EXPECTED)
+    def report_devices(self, ctx, hostname, devices, digest=None):
+        return self._reports.report(hostname, devices, digest)

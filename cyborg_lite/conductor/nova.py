@@ -1,0 +1,118 @@
+"""Telling Nova that ARQs are bound: ``accelerator-request-bound`` events.
+
+Events go to ``POST /os-server-external-events`` at compute microversion
+2.82, one per ARQ, with the ARQ uuid as the tag. They are sent from a
+background thread after the bind commits, so a slow or absent Nova never
+holds up a bind; a connection error or 5xx is retried
+``[nova] event_retries`` times with back-off. The notifier is off when
+``[nova]`` names neither an ``endpoint_override`` nor an ``auth_type``.
+"""
+
+import logging
+import queue
+import threading
+import time
+
+from keystoneauth1 import exceptions as ks_exc
+from keystoneauth1 import loading as ks_loading
+
+from cyborg_lite import states
+
+LOG = logging.getLogger(__name__)
+
+EVENT_NAME = 'accelerator-request-bound'
+MICROVERSION = '2.82'
+
+
+def build_events(arqs):
+    """Events for resolved ARQs: ``[{name, server_uuid, tag, status}]``."""
+    return [{'name': EVENT_NAME, 'server_uuid': arq['instance_uuid'],
+             'tag': arq['uuid'], 'status': states.EVENT_STATUS[arq['state']]}
+            for arq in arqs
+            if arq['state'] in states.EVENT_STATUS and arq['instance_uuid']]
+
+
+def _adapter(conf):
+    group = 'nova'
+    auth = ks_loading.load_auth_from_conf_options(conf, group)
+    session = ks_loading.load_session_from_conf_options(conf, group,
+                                                        auth=auth)
+    return ks_loading.load_adapter_from_conf_options(
+        conf, group, session=session, auth=auth,
+        default_microversion=MICROVERSION, raise_exc=False)
+
+
+class NovaNotifier:
+    """Sends events from one background thread; :meth:`notify` never
+    blocks on Nova."""
+
+    def __init__(self, conf):
+        self._conf = conf
+        self.enabled = bool(conf.nova.endpoint_override or
+                            conf.nova.auth_type)
+        self._queue = queue.Queue()
+        self._thread = None
+        self.sent = []          # (events, status) of every POST, for tests
+        if self.enabled:
+            self._adapter = _adapter(conf)
+
+    def start(self):
+        if self.enabled and self._thread is None:
+            self._thread = threading.Thread(target=self._run, daemon=True,
+                                            name='nova-notifier')
+            self._thread.start()
+
+    def stop(self):
+        if self._thread is not None:
+            self._queue.put(None)
+            self._thread.join(timeout=10)
+            self._thread = None
+
+    def notify(self, arqs):
+        events = build_events(arqs)
+        if self.enabled and events:
+            self._queue.put(events)
+
+    def drain(self, timeout=10.0):
+        """Wait until every queued event was handled (for tests)."""
+        deadline = time.monotonic() + timeout
+        while self._queue.unfinished_tasks and time.monotonic() < deadline:
+            time.sleep(0.01)
+
+    def _run(self):
+        while True:
+            events = self._queue.get()
+            try:
+                if events is None:
+                    return
+                self._send(events)
+            finally:
+                self._queue.task_done()
+
+    def _send(self, events):
+        delay = self._conf.nova.event_retry_delay
+        for attempt in range(self._conf.nova.event_retries + 1):
+            try:
+                resp = self._adapter.post('/os-server-external-events',
+                                          json={'events': events})
+                status = resp.status_code
+            except ks_exc.ClientException as exc:
+                status, resp = None, exc
+            self.sent.append((events, status))
+            if status is not None and status < 500:
+                _log_answer(events, status, resp)
+                return
+            LOG.warning('Nova did not take %d event(s) (%s); attempt %d',
+                        len(events), status or resp, attempt + 1)
+            time.sleep(delay * (2 ** attempt))
+        LOG.error('Giving up on %d event(s) for Nova', len(events))
+
+
+def _log_answer(events, status, resp):
+    if status == 200:
+        LOG.debug('Nova took %d event(s)', len(events))
+        return
+    # 207 where every event is 422 means the instance has no host yet;
+    # Nova's own early-exit check picks the ARQs up (nova LP#1855752).
+    LOG.info('Nova answered %s to %d event(s): %s', status, len(events),
+             resp.text[:500])

@@ -1,0 +1,98 @@
+"""Client side of the conductor RPC API.
+
+API version history:
+
+* 1.0 - Initial version: device profiles, ARQs (create, list, get, bind,
+  unbind, delete), devices, deployables, attributes, report_devices.
+
+Every call names the version it needs; payloads are plain dicts. A test
+keeps this class and :class:`cyborg_lite.conductor.manager.ConductorManager`
+in step.
+"""
+
+from cyborg_lite import rpc
+
+RPC_API_VERSION = '1.0'
+
+
+class ConductorAPI:
+    """Calls to the conductors; any of them may answer."""
+
+    def __init__(self, conf, transport, timeout=None):
+        self.topic = conf.conductor.topic
+        self.client = rpc.get_client(transport, self.topic, RPC_API_VERSION,
+                                     timeout=timeout)
+
+    def _call(self, ctx, method, version='1.0', **kwargs):
+        return self.client.prepare(version=version).call(ctx, method,
+                                                         **kwargs)
+
+    # device profiles
+    def device_profile_create(self, ctx, profile):
+        return self._call(ctx, 'device_profile_create', profile=profile)
+
+    def device_profile_list(self, ctx, names=None):
+        return self._call(ctx, 'device_profile_list', names=names)
+
+    def device_profile_get(self, ctx, uuid=None, name=None):
+        return self._call(ctx, 'device_profile_get', uuid=uuid, name=name)
+
+    def device_profile_delete(self, ctx, uuids=(), names=()):
+        return self._call(ctx, 'device_profile_delete', uuids=list(uuids),
+                          names=list(names))
+
+    # accelerator requests
+    def arq_create(self, ctx, device_profile_name):
+        return self._call(ctx, 'arq_create',
+                          device_profile_name=device_profile_name)
+
+    def arq_list(self, ctx, instance_uuid=None, bind_state=None):
+        return self._call(ctx, 'arq_list', instance_uuid=instance_uuid,
+                          bind_state=bind_state)
+
+    def arq_get(self, ctx, uuid):
+        return self._call(ctx, 'arq_get', uuid=uuid)
+
+    def arq_bind(self, ctx, bindings):
+        return self._call(ctx, 'arq_bind', bindings=bindings)
+
+    def arq_unbind(self, ctx, uuids):
+        return self._call(ctx, 'arq_unbind', uuids=list(uuids))
+
+    def arq_delete(self, ctx, uuids=None, instance_uuid=None):
+        return self._call(ctx, 'arq_delete',
+                          uuids=None if uuids is None else list(uuids),
+                          instance_uuid=instance_uuid)
+
+    # inventory
+    def device_list(self, ctx, filters):
+        return self._call(ctx, 'device_list', filters=filters)
+
+    def device_get(self, ctx, uuid):
+        return self._call(ctx, 'device_get', uuid=uuid)
+
+    def device_set_status(self, ctx, uuid, status):
+        return self._call(ctx, 'device_set_status', uuid=uuid, status=status)
+
+    def deployable_list(self, ctx, filters):
+        return self._call(ctx, 'deployable_list', filters=filters)
+
+    def deployable_get(self, ctx, uuid):
+        return self._call(ctx, 'deployable_get', uuid=uuid)
+
+    def attribute_list(self, ctx, filters):
+        return self._call(ctx, 'attribute_list', filters=filters)
+
+    def attribute_get(self, ctx, uuid):
+        return self._call(ctx, 'attribute_get', uuid=uuid)
+
+    def attribute_create(self, ctx, values):
+        return self._call(ctx, 'attribute_create', values=values)
+
+    def attribute_delete(self, ctx, uuid):
+        return self._call(ctx, 'attribute_delete', uuid=uuid)
+
+    # agents
+    def report_devices(self, ctx, hostname, devices, digest):
+        return self._call(ctx, 'report_devices', hostname=hostname,
+                          devices=devices, digest=digest)

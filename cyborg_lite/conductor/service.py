@@ -1,0 +1,69 @@
+"""The conductor service: an RPC server plus the stuck-bind sweep.
+
+:class:`ConductorService` can run many times in one process (the
+all-in-one, the tests), each with its own ConfigOpts, database handle and
+RPC server. Start-up work (the first sweep) runs after the RPC server
+starts, never in a constructor.
+"""
+
+import logging
+import socket
+import threading
+
+from cyborg_lite.agent import rpcapi as agent_rpcapi
+from cyborg_lite.conductor import arqs
+from cyborg_lite.conductor import manager
+from cyborg_lite.conductor import nova
+from cyborg_lite.conductor import reports
+from cyborg_lite import rpc
+from cyborg_lite.db import engine
+
+LOG = logging.getLogger(__name__)
+
+
+class ConductorService:
+    def __init__(self, conf, transport, db=None, mirror=None,
+                 server_name=None):
+        self.conf = conf
+        self.transport = transport
+        self.db = db or engine.Database(conf)
+        self.notifier = nova.NovaNotifier(conf)
+        self.agents = agent_rpcapi.AgentAPI(conf, transport)
+        self.arqs = arqs.ArqService(conf, self.db, self.notifier,
+                                    self.agents)
+        self.reports = reports.ReportService(self.db, mirror)
+        self.manager = manager.ConductorManager(self.db, self.arqs,
+                                                self.reports)
+        self._server_name = server_name or conf.host or socket.getfqdn()
+        self._server = None
+        self._stop = threading.Event()
+        self._sweeper = None
+
+    def start(self):
+        self.notifier.start()
+        self._server = rpc.get_server(self.transport, self.conf.conductor.topic,
+                                      self._server_name, [self.manager])
+        self._server.start()
+        self._sweeper = threading.Thread(target=self._sweep_loop,
+                                         daemon=True, name='arq-sweep')
+        self._sweeper.start()
+        LOG.info('Conductor %s listening on topic %s', self._server_name,
+                 self.conf.conductor.topic)
+
+    def _sweep_loop(self):
+        while not self._stop.is_set():
+            try:
+                self.arqs.sweep()
+            except Exception:
+                LOG.exception('Sweep for stuck binds failed')
+            self._stop.wait(self.conf.conductor.sweep_interval)
+
+    def stop(self):
+        self._stop.set()
+        if self._server is not None:
+            self._server.stop()
+            self._server.wait()
+            self._server = None
+        if self._sweeper is not None:
+            self._sweeper.join(timeout=5)
+        self.notifier.stop()

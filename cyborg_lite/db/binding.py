@@ -1,0 +1,196 @@
+"""Binding and unbinding ARQs: the compare-and-swap heart of cyborg-lite.
+
+An attach handle is taken with one conditional UPDATE::
+
+    UPDATE attach_handles SET in_use = true WHERE id = :id AND in_use = false
+
+and counts as ours only when the rowcount is 1. A lost race moves on to
+the next free candidate, and when every candidate was lost the whole
+transaction starts again. ARQ state changes are guarded the same way by
+``state IN (<allowed sources>)`` from :data:`cyborg_lite.states.TRANSITIONS`.
+This is correct on SQLite, PostgreSQL and MySQL alike, where
+``SELECT ... FOR UPDATE`` is not.
+"""
+
+import json
+
+from oslo_utils import timeutils
+import sqlalchemy as sa
+
+from cyborg_lite import exception
+from cyborg_lite import states
+from cyborg_lite.db import engine
+from cyborg_lite.db import models
+
+_CANDIDATES = 8
+
+
+def _cas_state(session, uuid, target, values=None):
+    """Move one ARQ to ``target`` if its state allows it; rowcount."""
+    stmt = (sa.update(models.ExtArq)
+            .where(models.ExtArq.uuid == uuid,
+                   models.ExtArq.state.in_(states.allowed_sources(target)))
+            .values(state=target, updated_at=timeutils.utcnow(),
+                    **(values or {})))
+    return session.execute(stmt).rowcount
+
+
+def _current_state(session, uuid, project_id):
+    query = sa.select(models.ExtArq.state).where(models.ExtArq.uuid == uuid)
+    if project_id is not None:
+        query = query.where(models.ExtArq.project_id == project_id)
+    state = session.scalar(query)
+    if state is None:
+        raise exception.ARQNotFound(uuid=uuid)
+    return state
+
+
+def instance_has_other_arqs(db, instance_uuid, arq_uuids) -> bool:
+    """Whether ARQs outside ``arq_uuids`` are bound to the instance."""
+    query = sa.select(models.ExtArq.id).where(
+        models.ExtArq.instance_uuid == instance_uuid,
+        models.ExtArq.uuid.not_in(list(arq_uuids))).limit(1)
+    with db.reader() as session:
+        return session.scalar(query) is not None
+
+
+def _take_free_handle(session, deployable_id):
+    """Mark one free handle of a deployable in use; its row, or None if
+    the deployable has no free handle at all."""
+    handle = models.AttachHandle
+    candidates = list(session.scalars(
+        sa.select(handle.id)
+        .where(handle.deployable_id == deployable_id,
+               handle.in_use.is_(False))
+        .order_by(handle.id).limit(_CANDIDATES)))
+    for handle_id in candidates:
+        taken = session.execute(
+            sa.update(handle)
+            .where(handle.id == handle_id, handle.in_use.is_(False))
+            .values(in_use=True)).rowcount
+        if taken == 1:
+            return session.get(handle, handle_id)
+    if candidates:
+        # Every candidate went to a concurrent binder: look again.
+        raise engine.RetryTransaction()
+    return None
+
+
+def _handle_dict(handle):
+    return {'id': handle.id, 'uuid': handle.uuid,
+            'attach_type': handle.attach_type,
+            'attach_info': json.loads(handle.attach_info)}
+
+
+@engine.retry_on_conflict(attempts=20)
+def bind(db, uuid, hostname, device_rp_uuid, instance_uuid, project_id,
+         scope_project, bitstream_id=None):
+    """Start a bind and allocate its attach handle in one transaction.
+
+    When the bind needs no host work the ARQ ends Bound in the same
+    transaction. An MDEV handle (the agent creates the mdev) or a
+    bitstream the deployable does not carry yet (the agent programs it)
+    leave the ARQ BindStarted with its handle held, until
+    :func:`finish_bind` or :func:`fail_bind`.
+    Returns ``(deployable, handle, finished)``.
+    """
+    with db.writer() as session:
+        state = _current_state(session, uuid, scope_project)
+        fields = {'hostname': hostname, 'device_rp_uuid': device_rp_uuid,
+                  'instance_uuid': instance_uuid, 'project_id': project_id}
+        if not _cas_state(session, uuid, states.BIND_STARTED, fields):
+            raise exception.ARQBadState(
+                uuid=uuid, state=state, action='bind',
+                expected=sorted(states.allowed_sources(
+                    states.BIND_STARTED)))
+        dep = session.scalars(sa.select(models.Deployable).where(
+            models.Deployable.rp_uuid == device_rp_uuid)).first()
+        if dep is None:
+            raise exception.DeployableNotFound(ident=device_rp_uuid)
+        handle = _take_free_handle(session, dep.id)
+        if handle is None:
+            raise exception.NoFreeAttachHandle(deployable=dep.name)
+        values = {'attach_handle_id': handle.id, 'deployable_id': dep.id}
+        finish = (handle.attach_type != 'MDEV' and
+                  (bitstream_id is None or dep.bitstream_id == bitstream_id))
+        if finish:
+            _cas_state(session, uuid, states.BOUND, values)
+        else:
+            session.execute(sa.update(models.ExtArq)
+                            .where(models.ExtArq.uuid == uuid)
+                            .values(**values))
+        deployable = {'id': dep.id, 'name': dep.name,
+                      'driver_name': dep.driver_name,
+                      'bitstream_id': dep.bitstream_id}
+        return deployable, _handle_dict(handle), finish
+
+
+@engine.retry_on_conflict()
+def finish_bind(db, uuid) -> bool:
+    """BindStarted -> Bound; False if the ARQ moved on meanwhile (for
+    example the sweep failed it, or it was deleted)."""
+    with db.writer() as session:
+        return bool(_cas_state(session, uuid, states.BOUND))
+
+
+@engine.retry_on_conflict()
+def fail_bind(db, uuid, bind_fields=None) -> bool:
+    """Mark an ARQ BindFailed and release any handle it held.
+
+    ``bind_fields`` (hostname, device_rp_uuid, instance_uuid, project_id)
+    are recorded when the bind failed before they were written, so that
+    Nova can still find the failed ARQ by instance.
+    """
+    with db.writer() as session:
+        handle_id = session.scalar(sa.select(models.ExtArq.attach_handle_id)
+                                   .where(models.ExtArq.uuid == uuid))
+        values = dict(bind_fields or {}, attach_handle_id=None)
+        sources = states.allowed_sources(states.BIND_FAILED) | {
+            states.INITIAL, states.UNBOUND}
+        done = session.execute(
+            sa.update(models.ExtArq)
+            .where(models.ExtArq.uuid == uuid,
+                   models.ExtArq.state.in_(sources))
+            .values(state=states.BIND_FAILED,
+                    updated_at=timeutils.utcnow(), **values)).rowcount
+        if done and handle_id is not None:
+            session.execute(sa.update(models.AttachHandle)
+                            .where(models.AttachHandle.id == handle_id)
+                            .values(in_use=False))
+        return bool(done)
+
+
+@engine.retry_on_conflict()
+def unbind(db, uuid, scope_project):
+    """Clear an ARQ's binding and release its handle: state Unbound.
+
+    Unbinding an Unbound ARQ changes nothing.
+    """
+    with db.writer() as session:
+        state = _current_state(session, uuid, scope_project)
+        if state == states.UNBOUND:
+            return
+        handle_id = session.scalar(sa.select(models.ExtArq.attach_handle_id)
+                                   .where(models.ExtArq.uuid == uuid))
+        cleared = {'hostname': None, 'device_rp_uuid': None,
+                   'instance_uuid': None, 'attach_handle_id': None,
+                   'deployable_id': None}
+        if not _cas_state(session, uuid, states.UNBOUND, cleared):
+            raise engine.RetryTransaction()
+        if handle_id is not None:
+            session.execute(sa.update(models.AttachHandle)
+                            .where(models.AttachHandle.id == handle_id)
+                            .values(in_use=False))
+
+
+def held_handles(db, arq_uuids):
+    """``{arq_uuid: (hostname, handle dict)}`` for ARQs holding a handle;
+    used to undo host work (remove mdevs) before release."""
+    query = (sa.select(models.ExtArq.uuid, models.ExtArq.hostname,
+                       models.AttachHandle)
+             .join(models.AttachHandle,
+                   models.ExtArq.attach_handle_id == models.AttachHandle.id)
+             .where(models.ExtArq.uuid.in_(list(arq_uuids))))
+    with db.reader() as session:
+        return {uuid: (host, _handle_dict(handle))
+                for uuid, host, handle in session.execute(query)}

@@ -1,0 +1,150 @@
+"""The database handle: engine, sessions, and write retries.
+
+One :class:`Database` per conductor (and per test). Engines come from the
+oslo.db enginefacade, configured from the ``[database]`` options of the
+ConfigOpts passed in; nothing is global.
+
+On SQLite, writer transactions open with ``BEGIN IMMEDIATE`` so that
+concurrent writers queue on ``busy_timeout`` instead of failing when a
+read lock would have to be upgraded, and the file runs in WAL mode so that
+readers never wait for writers. On PostgreSQL and MySQL, contention is
+settled by compare-and-swap UPDATEs checked by rowcount.
+"""
+
+import contextlib
+import functools
+import logging
+import random
+import threading
+import time
+
+from oslo_db import exception as db_exc
+from oslo_db.sqlalchemy import enginefacade
+import sqlalchemy as sa
+from sqlalchemy import exc as sa_exc
+from sqlalchemy import orm
+
+LOG = logging.getLogger(__name__)
+
+_WRITE_VERBS = ('INSERT', 'UPDATE', 'DELETE')
+
+
+class RetryTransaction(Exception):
+    """Raised inside a writer to start the whole transaction again, for
+    example after losing a compare-and-swap race."""
+
+
+class StatementCounter:
+    """Counts the SQL statements an engine runs, split into reads and
+    writes; tests and benchmarks use it to prove O(changes) work."""
+
+    def __init__(self):
+        self._lock = threading.Lock()
+        self.reads = 0
+        self.writes = 0
+
+    def record(self, statement: str) -> None:
+        verb = statement.lstrip().split(None, 1)[0].upper()
+        with self._lock:
+            if verb in _WRITE_VERBS:
+                self.writes += 1
+            elif verb == 'SELECT':
+                self.reads += 1
+
+    def snapshot(self) -> tuple[int, int]:
+        return self.reads, self.writes
+
+
+class Database:
+    """Sessions on one database, built from a ``[database]`` group."""
+
+    def __init__(self, conf):
+        db_conf = conf.database
+        self._context = enginefacade.transaction_context()
+        self._context.configure(
+            connection=db_conf.connection,
+            sqlite_fk=True,
+            max_retries=db_conf.max_retries,
+            retry_interval=db_conf.retry_interval,
+            max_pool_size=db_conf.max_pool_size,
+            max_overflow=db_conf.max_overflow,
+            pool_timeout=db_conf.pool_timeout,
+            connection_recycle_time=db_conf.connection_recycle_time,
+        )
+        self.engine = self._context.writer.get_engine()
+        self.is_sqlite = self.engine.dialect.name == 'sqlite'
+        self.counter = StatementCounter()
+        sa.event.listen(self.engine, 'before_cursor_execute',
+                        self._count_statement)
+        writer_engine = self.engine
+        if self.is_sqlite:
+            _setup_sqlite(self.engine)
+            writer_engine = self.engine.execution_options(
+                cyborg_immediate=True)
+        self._reader = orm.sessionmaker(bind=self.engine,
+                                        expire_on_commit=False)
+        self._writer = orm.sessionmaker(bind=writer_engine,
+                                        expire_on_commit=False)
+
+    def _count_statement(self, conn, cursor, statement, *args):
+        self.counter.record(statement)
+
+    @contextlib.contextmanager
+    def reader(self):
+        """A read-only session in one transaction."""
+        with self._reader() as session, session.begin():
+            yield session
+
+    @contextlib.contextmanager
+    def writer(self):
+        """A session whose transaction commits on success."""
+        with self._writer() as session, session.begin():
+            yield session
+
+    def dispose(self) -> None:
+        self.engine.dispose()
+
+
+def _setup_sqlite(engine) -> None:
+    @sa.event.listens_for(engine, 'connect')
+    def _pragmas(dbapi_con, record):
+        dbapi_con.execute('PRAGMA busy_timeout = 30000')
+        if engine.url.database not in (None, '', ':memory:'):
+            dbapi_con.execute('PRAGMA journal_mode = WAL')
+
+    # oslo.db emits a plain BEGIN from its own 'begin' listener unless the
+    # connection is already marked as in a transaction; ours runs first.
+    @sa.event.listens_for(engine, 'begin', insert=True)
+    def _begin_immediate(conn):
+        if conn.get_execution_options().get('cyborg_immediate'):
+            conn.exec_driver_sql('BEGIN IMMEDIATE')
+            conn.info['in_transaction'] = True
+
+
+def _is_retriable(exc: Exception) -> bool:
+    if isinstance(exc, (RetryTransaction, db_exc.DBDeadlock,
+                        db_exc.DBConnectionError)):
+        return True
+    text = str(exc).lower()
+    return isinstance(exc, (sa_exc.OperationalError,
+                            db_exc.DBError)) and (
+        'database is locked' in text or 'could not serialize' in text)
+
+
+def retry_on_conflict(attempts: int = 10):
+    """Run a writer function again, with jittered back-off, when its
+    transaction lost a race (a failed compare-and-swap, a deadlock,
+    SQLite's "database is locked") or the connection dropped."""
+    def decorator(func):
+        @functools.wraps(func)
+        def wrapper(*args, **kwargs):
+            for attempt in range(attempts):
+                try:
+                    return func(*args, **kwargs)
+                except Exception as exc:
+                    if not _is_retriable(exc) or attempt == attempts - 1:
+                        raise
+                    LOG.debug('%s: retrying after %s', func.__name__, exc)
+                    time.sleep(random.uniform(0, 0.005 * (2 ** attempt)))
+        return wrapper
+    return decorator

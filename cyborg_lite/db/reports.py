@@ -1,0 +1,260 @@
+"""Storing agent reports: load a host's devices, apply a diff.
+
+:func:`load_host` rebuilds the :mod:`cyborg_lite.model` dataclasses of
+one host from the DB, :func:`apply_diff` writes only what a
+:class:`~cyborg_lite.conductor.inventory.HostDiff` says changed, and the
+per-host digest lets an unchanged report stop after one indexed read.
+"""
+
+import collections
+
+from oslo_utils import uuidutils
+import sqlalchemy as sa
+
+from cyborg_lite import model
+from cyborg_lite.db import engine
+from cyborg_lite.db import models
+
+
+def get_digest(db, hostname):
+    with db.reader() as session:
+        return session.scalar(sa.select(models.HostReport.digest).where(
+            models.HostReport.hostname == hostname))
+
+
+def _set_digest(session, hostname, digest):
+    done = session.execute(sa.update(models.HostReport)
+                           .where(models.HostReport.hostname == hostname)
+                           .values(digest=digest)).rowcount
+    if not done:
+        session.add(models.HostReport(hostname=hostname, digest=digest))
+
+
+def load_host(db, hostname):
+    """``[DriverDevice]`` of a host as stored."""
+    with db.reader() as session:
+        devices = list(session.scalars(sa.select(models.Device).where(
+            models.Device.hostname == hostname)))
+        dev_ids = [d.id for d in devices]
+        cpids = {c.device_id: c for c in session.scalars(
+            sa.select(models.ControlpathID)
+            .where(models.ControlpathID.device_id.in_(dev_ids)))}
+        deps = list(session.scalars(
+            sa.select(models.Deployable)
+            .where(models.Deployable.device_id.in_(dev_ids))
+            .order_by(models.Deployable.id)))
+        dep_ids = [d.id for d in deps]
+        attrs = collections.defaultdict(list)
+        for a in session.scalars(sa.select(models.Attribute).where(
+                models.Attribute.deployable_id.in_(dep_ids))
+                .order_by(models.Attribute.id)):
+            attrs[a.deployable_id].append(
+                model.DriverAttribute(key=a.key, value=a.value))
+        handles = collections.defaultdict(list)
+        for h in session.scalars(sa.select(models.AttachHandle).where(
+                models.AttachHandle.deployable_id.in_(dep_ids))
+                .order_by(models.AttachHandle.id)):
+            handles[h.deployable_id].append(model.DriverAttachHandle(
+                attach_type=h.attach_type, attach_info=h.attach_info))
+    by_device = collections.defaultdict(list)
+    for d in deps:
+        by_device[d.device_id].append(model.DriverDeployable(
+            name=d.name, num_accelerators=d.num_accelerators,
+            driver_name=d.driver_name, attributes=tuple(attrs[d.id]),
+            attach_handles=tuple(handles[d.id])))
+    return [model.DriverDevice(
+        type=d.type, vendor=d.vendor, model=d.model,
+        controlpath_type=cpids[d.id].cpid_type,
+        controlpath_info=cpids[d.id].cpid_info,
+        std_board_info=d.std_board_info or '{}',
+        vendor_board_info=d.vendor_board_info or '',
+        deployables=tuple(by_device[d.id])) for d in devices]
+
+
+def _new_uuid():
+    return uuidutils.generate_uuid()
+
+
+def _add_deployable(session, device_id, cpid_id, dep, rp_uuid_of):
+    row = models.Deployable(uuid=_new_uuid(), name=dep.name,
+                            num_accelerators=dep.num_accelerators,
+                            device_id=device_id, driver_name=dep.driver_name,
+                            rp_uuid=rp_uuid_of(dep.name))
+    session.add(row)
+    session.flush()
+    for attr in dep.attributes:
+        session.add(models.Attribute(uuid=_new_uuid(), deployable_id=row.id,
+                                     key=attr.key, value=attr.value))
+    _add_handles(session, row.id, cpid_id, dep.attach_handles)
+
+
+def _add_handles(session, deployable_id, cpid_id, handles):
+    for h in handles:
+        session.add(models.AttachHandle(
+            uuid=_new_uuid(), deployable_id=deployable_id, cpid_id=cpid_id,
+            attach_type=h.attach_type, attach_info=h.attach_info,
+            in_use=False))
+
+
+def _add_device(session, hostname, dev, rp_uuid_of):
+    row = models.Device(uuid=_new_uuid(), type=dev.type, vendor=dev.vendor,
+                        model=dev.model, std_board_info=dev.std_board_info,
+                        vendor_board_info=dev.vendor_board_info,
+                        hostname=hostname, status='enabled')
+    session.add(row)
+    session.flush()
+    cpid = models.ControlpathID(uuid=_new_uuid(), device_id=row.id,
+                                cpid_type=dev.controlpath_type,
+                                cpid_info=dev.controlpath_info)
+    session.add(cpid)
+    session.flush()
+    for dep in dev.deployables:
+        _add_deployable(session, row.id, cpid.id, dep, rp_uuid_of)
+
+
+def _device_row(session, hostname, cpid_info):
+    return session.execute(
+        sa.select(models.Device, models.ControlpathID.id)
+        .join(models.ControlpathID,
+              models.ControlpathID.device_id == models.Device.id)
+        .where(models.Device.hostname == hostname,
+               models.ControlpathID.cpid_info == cpid_info)).first()
+
+
+def _in_use(session, deployable_ids):
+    if not deployable_ids:
+        return False
+    return session.scalar(sa.select(models.AttachHandle.id).where(
+        models.AttachHandle.deployable_id.in_(deployable_ids),
+        models.AttachHandle.in_use.is_(True)).limit(1)) is not None
+
+
+def _delete_deployables(session, deployable_ids):
+    for table in (models.Attribute, models.AttachHandle):
+        session.execute(sa.delete(table).where(
+            table.deployable_id.in_(deployable_ids)))
+    session.execute(sa.delete(models.Deployable).where(
+        models.Deployable.id.in_(deployable_ids)))
+
+
+def _remove_device(session, hostname, dev):
+    """Delete a device's rows, or mark it vanished while in use.
+    Returns True when it was deleted."""
+    found = _device_row(session, hostname, dev.controlpath_info)
+    if found is None:
+        return True
+    device, _ = found
+    dep_ids = list(session.scalars(sa.select(models.Deployable.id).where(
+        models.Deployable.device_id == device.id)))
+    if _in_use(session, dep_ids):
+        device.vanished = True
+        return False
+    _delete_deployables(session, dep_ids)
+    session.execute(sa.delete(models.ControlpathID).where(
+        models.ControlpathID.device_id == device.id))
+    session.delete(device)
+    return True
+
+
+def _change_device(session, hostname, change, rp_uuid_of):
+    device, cpid_id = _device_row(session, hostname,
+                                  change.new.controlpath_info)
+    if change.columns_changed:
+        for field in ('type', 'vendor', 'model', 'std_board_info',
+                      'vendor_board_info'):
+            setattr(device, field, getattr(change.new, field))
+    for dep in change.deployables_added:
+        _add_deployable(session, device.id, cpid_id, dep, rp_uuid_of)
+    if change.deployables_removed:
+        names = [d.name for d in change.deployables_removed]
+        ids = list(session.scalars(sa.select(models.Deployable.id).where(
+            models.Deployable.device_id == device.id,
+            models.Deployable.name.in_(names))))
+        if not _in_use(session, ids):
+            _delete_deployables(session, ids)
+    for dep_change in change.deployables_changed:
+        _change_deployable(session, device.id, cpid_id, dep_change)
+
+
+def _change_deployable(session, device_id, cpid_id, change):
+    row = session.scalars(sa.select(models.Deployable).where(
+        models.Deployable.device_id == device_id,
+        models.Deployable.name == change.new.name)).one()
+    if change.columns_changed:
+        row.num_accelerators = change.new.num_accelerators
+        row.driver_name = change.new.driver_name
+    if change.attributes_changed:
+        session.execute(sa.delete(models.Attribute).where(
+            models.Attribute.deployable_id == row.id))
+        for attr in change.new.attributes:
+            session.add(models.Attribute(uuid=_new_uuid(),
+                                         deployable_id=row.id,
+                                         key=attr.key, value=attr.value))
+    _add_handles(session, row.id, cpid_id, change.handles_added)
+    removed = [h.attach_info for h in change.handles_removed]
+    if removed:
+        # A handle in use stays until its ARQ lets it go.
+        session.execute(sa.delete(models.AttachHandle).where(
+            models.AttachHandle.deployable_id == row.id,
+            models.AttachHandle.attach_info.in_(removed),
+            models.AttachHandle.in_use.is_(False)))
+    for handle in change.handle_types_changed:
+        session.execute(sa.update(models.AttachHandle).where(
+            models.AttachHandle.deployable_id == row.id,
+            models.AttachHandle.attach_info == handle.attach_info)
+            .values(attach_type=handle.attach_type))
+
+
+@engine.retry_on_conflict()
+def apply_diff(db, hostname, diff, digest, rp_uuid_of, reported_cpids=()):
+    """Write a host diff and the new digest in one transaction.
+
+    ``rp_uuid_of(name)`` gives a new deployable's resource provider uuid;
+    ``reported_cpids`` are the devices in the report, which are no longer
+    vanished if they were.
+    Returns the removed devices that stay, marked vanished, because one
+    of their handles is in use.
+    """
+    kept = []
+    with db.writer() as session:
+        for dev in diff.added:
+            if _device_row(session, hostname, dev.controlpath_info) is None:
+                _add_device(session, hostname, dev, rp_uuid_of)
+        for dev in diff.removed:
+            if not _remove_device(session, hostname, dev):
+                kept.append(dev)
+        for change in diff.changed:
+            _change_device(session, hostname, change, rp_uuid_of)
+        _unmark_vanished(session, hostname, list(reported_cpids))
+        _set_digest(session, hostname, digest)
+    return kept
+
+
+def _unmark_vanished(session, hostname, cpid_infos):
+    if not cpid_infos:
+        return
+    ids = sa.select(models.ControlpathID.device_id).where(
+        models.ControlpathID.cpid_info.in_(cpid_infos))
+    session.execute(sa.update(models.Device).where(
+        models.Device.hostname == hostname, models.Device.vanished.is_(True),
+        models.Device.id.in_(ids)).values(vanished=False))
+
+
+@engine.retry_on_conflict()
+def purge_vanished(db):
+    """Delete vanished devices none of whose handles is in use any more.
+    Returns the names of the deployables deleted (for Placement)."""
+    names = []
+    with db.writer() as session:
+        for device in session.scalars(sa.select(models.Device).where(
+                models.Device.vanished.is_(True))):
+            deps = list(session.scalars(sa.select(models.Deployable).where(
+                models.Deployable.device_id == device.id)))
+            if _in_use(session, [d.id for d in deps]):
+                continue
+            names.extend(d.name for d in deps)
+            _delete_deployables(session, [d.id for d in deps])
+            session.execute(sa.delete(models.ControlpathID).where(
+                models.ControlpathID.device_id == device.id))
+            session.delete(device)
+    return names

@@ -1,0 +1,100 @@
+"""Device profile groups: validation and the ARQs they ask for.
+
+Pure functions, used by the API (to validate a new profile) and by the
+conductor (to count ARQs and find a bitstream).
+
+A group is a dict of strings::
+
+    {"resources:FPGA": "1", "trait:CUSTOM_FPGA_INTEL": "required",
+     "accel:bitstream_id": "d5ca2f11-..."}
+"""
+
+import re
+
+from cyborg_lite import exception
+
+STANDARD_RESOURCE_CLASSES = frozenset(
+    {'FPGA', 'GPU', 'VGPU', 'PGPU', 'CUSTOM_QAT', 'CUSTOM_NIC',
+     'CUSTOM_SSD'})
+TRAIT_VALUES = frozenset({'required', 'forbidden'})
+XILINX_TRAIT = 'CUSTOM_FPGA_XILINX'
+NAME_RE = re.compile(r'^[a-zA-Z0-9-_]+$')
+_NAME_CHARS_RE = re.compile(r'^[A-Z0-9_]+$')
+
+
+def _invalid(reason):
+    return exception.Invalid(reason=reason)
+
+
+def _check_resource(name, value):
+    if not (name in STANDARD_RESOURCE_CLASSES or name.startswith('CUSTOM_')):
+        raise _invalid('Resource class %r is not one of %s and does not '
+                       'start with CUSTOM_.' %
+                       (name, ', '.join(sorted(STANDARD_RESOURCE_CLASSES))))
+    if not _NAME_CHARS_RE.match(name):
+        raise _invalid('Resource class %r may only contain A-Z, 0-9 and _.'
+                       % name)
+    try:
+        amount = int(value)
+    except (TypeError, ValueError):
+        raise _invalid('Resource amount %r of %s is not an integer.' %
+                       (value, name))
+    if amount < 1:
+        raise _invalid('Resource amount of %s must be at least 1.' % name)
+
+
+def _check_trait(name, value):
+    if not name.startswith('CUSTOM_') or not _NAME_CHARS_RE.match(name):
+        raise _invalid('Trait %r must start with CUSTOM_ and contain only '
+                       'A-Z, 0-9 and _.' % name)
+    if value not in TRAIT_VALUES:
+        raise _invalid('Trait %s must be "required" or "forbidden", not %r.'
+                       % (name, value))
+
+
+def normalize_group(group: dict) -> dict:
+    """Validate one group; returns it with whitespace stripped from the
+    resource class and trait names, as upstream rewrites them."""
+    result = {}
+    for key, value in group.items():
+        prefix, sep, name = key.partition(':')
+        if not sep or prefix not in ('resources', 'trait', 'accel'):
+            raise _invalid('Group key %r must start with "resources:", '
+                           '"trait:" or "accel:".' % key)
+        name = name.strip()
+        if prefix == 'resources':
+            _check_resource(name, value)
+        elif prefix == 'trait':
+            _check_trait(name, value)
+        elif not name:
+            raise _invalid('Group key %r has an empty accel: name.' % key)
+        result['%s:%s' % (prefix, name)] = value
+    if not any(k.startswith('resources:') for k in result):
+        raise _invalid('Each group needs at least one "resources:" key.')
+    return result
+
+
+def normalize_groups(groups: list) -> list:
+    if not groups:
+        raise _invalid('A device profile needs at least one group.')
+    return [normalize_group(g) for g in groups]
+
+
+def arq_count(group: dict) -> int:
+    """ARQs one group asks for: the sum of its ``resources:*`` amounts,
+    doubled for Xilinx cards, which attach their management and user
+    functions as two handles."""
+    count = sum(int(v) for k, v in group.items()
+                if k.startswith('resources:'))
+    if group.get('trait:' + XILINX_TRAIT) == 'required':
+        count = 2 * int(group.get('resources:FPGA', count))
+    return count
+
+
+def arq_counts(groups: list) -> list[int]:
+    return [arq_count(g) for g in groups]
+
+
+def bitstream_id(group: dict) -> str | None:
+    """The bitstream an FPGA bind must program, if any."""
+    return group.get('accel:bitstream_id')
