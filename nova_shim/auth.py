@@ -90,13 +90,12 @@ class ContextTokenAuth(plugin.BaseAuthPlugin):
         catalog = service_catalog.ServiceCatalogV3(self.catalog)
         interfaces = interface if isinstance(interface, list) else [interface]
         for each in interfaces:
-            url = catalog.url_for(service_type=service_type,
-                                  interface=each or 'public',
-                                  region_name=region_name,
-                                  service_name=service_name,
-                                  raise_exc=False)
-            if url:
-                return url
+            urls = catalog.get_urls(service_type=service_type,
+                                    interface=each or 'public',
+                                    region_name=region_name,
+                                    service_name=service_name)
+            if urls:
+                return urls[0]
         return None
 
 
