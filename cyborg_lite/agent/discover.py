@@ -35,7 +35,7 @@ def to_report(hostname: str, devices: list[model.DriverDevice]) -> dict:
     rendered = []
     for device, data in ((d, d.to_dict()) for d in devices):
         for deployable, dep_data in zip(device.deployables,
-                                        data['deployables']):
+                                        data['deployables'], strict=True):
             dep_data['resource_class'] = deployable.resource_class
             dep_data['traits'] = deployable.traits
         rendered.append(data)

@@ -13,7 +13,9 @@ import abc
 import importlib
 import json
 import logging
+import os
 import shlex
+import signal
 import socket
 import subprocess
 from typing import ClassVar
@@ -124,18 +126,36 @@ def run_program_command(conf, address: str, bitstream_path: str) -> None:
     argv = shlex.split(command) + [address, bitstream_path]
     timeout = conf.agent.fpga_program_timeout
     LOG.info('programming %s with %s', address, bitstream_path)
-    try:
-        result = subprocess.run(argv, capture_output=True, text=True,
-                                timeout=timeout, check=False)
-    except subprocess.TimeoutExpired as exc:
+    returncode, stderr = _run_with_timeout(argv, timeout)
+    if returncode is None:
         raise ProgramError('programming %s timed out after %s s'
-                           % (address, timeout)) from exc
+                           % (address, timeout))
+    if returncode != 0:
+        raise ProgramError('programming %s failed with exit code %d: %s'
+                           % (address, returncode, stderr.strip()[-500:]))
+    LOG.info('programmed %s with %s', address, bitstream_path)
+
+
+def _run_with_timeout(argv: list[str], timeout: int
+                      ) -> tuple[int | None, str]:
+    """Exit code (None on timeout) and stderr of ``argv``.
+
+    The command runs in its own session so that a timeout kills its
+    whole process group, helpers included, not only the first process.
+    """
+    try:
+        proc = subprocess.Popen(argv, stdout=subprocess.DEVNULL,
+                                stderr=subprocess.PIPE, text=True,
+                                start_new_session=True)
     except OSError as exc:
         raise ProgramError('cannot run %s: %s' % (argv[0], exc)) from exc
-    if result.returncode != 0:
-        raise ProgramError('programming %s failed with exit code %d: %s'
-                           % (address, result.returncode,
-                              result.stderr.strip()[-500:]))
+    try:
+        _, stderr = proc.communicate(timeout=timeout)
+    except subprocess.TimeoutExpired:
+        os.killpg(proc.pid, signal.SIGKILL)
+        proc.communicate()
+        return None, ''
+    return proc.returncode, stderr
 
 
 def _import_class(spec: str) -> type[Driver]:

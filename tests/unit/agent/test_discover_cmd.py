@@ -1,0 +1,98 @@
+"""discover(), its JSON rendering and ``cyborg-lite-agent``."""
+
+import json
+import os
+import subprocess
+import sys
+import types
+
+from cyborg_lite.agent import discover
+from cyborg_lite.cmd import agent as agent_cmd
+from cyborg_lite import model
+from tests.fixtures import sysfs_tree
+
+REPO = os.path.dirname(os.path.dirname(os.path.dirname(os.path.dirname(
+    os.path.abspath(__file__)))))
+CONFIG = '''[DEFAULT]
+host = compute1
+[agent]
+enabled_drivers = nvidia_gpu,intel_fpga,xilinx_fpga
+[gpu_devices]
+enabled_vgpu_types = nvidia-223
+filter_sriov_vfs = true
+'''
+EXPECTED = [  # deployable name, rc, handles, traits
+    ('compute1_0000:af:00.0', 'VGPU', 8,
+     ['CUSTOM_NVIDIA_1EB8_T4_2B', 'OWNER_CYBORG']),
+    ('compute1_0000:3b:00.0', 'PGPU', 1,
+     ['CUSTOM_NVIDIA_20F1', 'OWNER_CYBORG']),
+    ('compute1_0000:5e:00.0', 'FPGA', 1,
+     ['CUSTOM_FPGA_FUNCTION_ID_INTEL_D8424DC4A4A3C413F89E433683F9040B',
+      'CUSTOM_FPGA_INTEL', 'CUSTOM_FPGA_INTEL_PAC_ARRIA10',
+      'CUSTOM_FPGA_REGION_INTEL_9926AB6D6C925A68AABCA7D84C545738']),
+    ('compute1_0000:d8:00.0', 'FPGA', 2,
+     ['CUSTOM_FPGA_PRODUCT_ID_5004', 'CUSTOM_FPGA_XILINX']),
+]
+
+
+def _summary(report):
+    rows = [(dep['name'], dep['resource_class'], len(dep['attach_handles']),
+             dep['traits'])
+            for dev in report['devices'] for dep in dev['deployables']]
+    return sorted(rows)
+
+
+def _write_config(tmp_path):
+    path = tmp_path / 'agent.conf'
+    path.write_text(CONFIG)
+    return str(path)
+
+
+def test_discover_concatenates_the_enabled_drivers(conf_factory):
+    conf = conf_factory('mixed_host', CONFIG)
+    devices = discover.discover(conf)
+    assert [d.deployables[0].name for d in devices] == [
+        'compute1_0000:3b:00.0', 'compute1_0000:af:00.0',
+        'compute1_0000:5e:00.0', 'compute1_0000:d8:00.0']
+    report = discover.to_report('compute1', devices)
+    assert _summary(report) == sorted(EXPECTED)
+    assert report['digest'] == model.report_digest(devices)
+    rebuilt = [model.DriverDevice.from_dict(d) for d in report['devices']]
+    assert rebuilt == devices
+
+
+def test_main_discover_only_prints_json(tmp_path, capsys):
+    rc = agent_cmd.main([
+        '--discover-only', '--config-file', _write_config(tmp_path),
+        '--sysfs-root', sysfs_tree.fixture_path('mixed_host')])
+    assert rc == 0
+    report = json.loads(capsys.readouterr().out)
+    assert report['hostname'] == 'compute1'
+    assert _summary(report) == sorted(EXPECTED)
+
+
+def test_main_reports_an_unknown_driver(tmp_path, capsys):
+    path = tmp_path / 'bad.conf'
+    path.write_text('[agent]\nenabled_drivers = nope\n')
+    rc = agent_cmd.main(['--discover-only', '--config-file', str(path)])
+    assert rc == 1
+    assert "unknown driver 'nope'" in capsys.readouterr().err
+
+
+def test_main_without_discover_only_runs_the_service(monkeypatch):
+    seen = []
+    service = types.ModuleType('cyborg_lite.agent.service')
+    service.run = seen.append
+    monkeypatch.setitem(sys.modules, 'cyborg_lite.agent.service', service)
+    assert agent_cmd.main(['--sysfs-root', '/tmp/sysfs']) == 0
+    assert seen[0].agent.sysfs_root == '/tmp/sysfs'
+
+
+def test_discover_only_as_a_process(tmp_path):
+    result = subprocess.run(
+        [sys.executable, '-m', 'cyborg_lite.cmd.agent', '--discover-only',
+         '--config-file', _write_config(tmp_path),
+         '--sysfs-root', sysfs_tree.fixture_path('mixed_host')],
+        cwd=REPO, capture_output=True, text=True, timeout=120, check=False)
+    assert result.returncode == 0, result.stderr
+    assert _summary(json.loads(result.stdout)) == sorted(EXPECTED)
