@@ -1,0 +1,89 @@
+"""A scripted HTTP peer answering with Cyborg's response shapes.
+
+SCRIPTED PEER, TO BE REPLACED: the code under test is nova_shim's Cyborg
+*client*, so a peer that returns the contract's response shapes (status
+codes, ``{"arqs": [...]}``, the double-encoded error envelope) is enough
+to check request building and error decoding. Once the real API has a
+test fixture (``tests/fixtures/cyborg_api.py``), run these tests against
+it instead.
+"""
+
+import dataclasses
+import http.server
+import json
+import threading
+from urllib import parse
+
+
+@dataclasses.dataclass
+class Recorded:
+    method: str
+    path: str
+    query: dict[str, list[str]]
+    headers: dict[str, str]
+    body: object
+
+
+def error_body(status: int, faultstring: str) -> dict:
+    """Cyborg's error envelope: a JSON fault document inside a string."""
+    fault = {'faultcode': 'Client' if status < 500 else 'Server',
+             'faultstring': faultstring, 'debuginfo': None}
+    return {'error_message': json.dumps(fault)}
+
+
+class _Handler(http.server.BaseHTTPRequestHandler):
+    def _answer(self) -> None:
+        url = parse.urlsplit(self.path)
+        length = int(self.headers.get('Content-Length') or 0)
+        raw = self.rfile.read(length) if length else b''
+        self.server.requests.append(Recorded(
+            self.command, url.path, parse.parse_qs(url.query),
+            dict(self.headers), json.loads(raw) if raw else None))
+        status, body = self.server.routes.get(
+            (self.command, url.path),
+            (404, error_body(404, 'The resource could not be found.')))
+        payload = json.dumps(body).encode() if body is not None else b''
+        self.send_response(status)
+        if payload:
+            self.send_header('Content-Type', 'application/json')
+        self.send_header('Content-Length', str(len(payload)))
+        self.end_headers()
+        self.wfile.write(payload)
+
+    do_GET = do_POST = do_PATCH = do_DELETE = _answer
+
+    def log_message(self, *args) -> None:
+        pass
+
+
+class ScriptedCyborg:
+    """Serve ``routes[(method, path)] = (status, body)`` on a free port."""
+
+    def __init__(self) -> None:
+        self._server = http.server.ThreadingHTTPServer(('127.0.0.1', 0),
+                                                       _Handler)
+        self._server.routes = {}
+        self._server.requests = []
+        self._thread = threading.Thread(target=self._server.serve_forever,
+                                        kwargs={'poll_interval': 0.02},
+                                        daemon=True)
+
+    @property
+    def endpoint(self) -> str:
+        return 'http://127.0.0.1:%d/v2' % self._server.server_port
+
+    @property
+    def routes(self) -> dict:
+        return self._server.routes
+
+    @property
+    def requests(self) -> list[Recorded]:
+        return self._server.requests
+
+    def start(self) -> 'ScriptedCyborg':
+        self._thread.start()
+        return self
+
+    def stop(self) -> None:
+        self._server.shutdown()
+        self._server.server_close()
