@@ -156,7 +156,8 @@ def _request(adapter: ks_adapter.Adapter, method: str, url: str,
     try:
         return adapter.request(url, method, microversion=version, **kwargs)
     except ks_exc.ClientException as exc:
-        raise exception.PlacementAPIError(method=method, url=url, msg=str(exc))
+        raise exception.PlacementAPIError(method=method, url=url,
+                                          msg=str(exc)) from exc
 
 
 def _fail(resp: requests.Response, method: str,

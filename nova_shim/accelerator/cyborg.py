@@ -118,7 +118,8 @@ class _CyborgClient:
             resp = self._client.request(url, method, **kwargs)
         except ks_exc.ClientException as exc:
             raise exception.AcceleratorRequestOpFailed(
-                op=op, msg='Could not communicate with Cyborg: %s' % exc)
+                op=op, msg='Could not communicate with Cyborg: %s' % exc
+            ) from exc
         if resp.status_code >= 400:
             raise exception.AcceleratorRequestOpFailed(
                 op=op, msg=_describe(resp), status_code=resp.status_code)

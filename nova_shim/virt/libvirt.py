@@ -188,7 +188,8 @@ class Host:
             return self.get_connection().lookupByUUIDString(instance_uuid)
         except libvirt.libvirtError as exc:
             if exc.get_error_code() == libvirt.VIR_ERR_NO_DOMAIN:
-                raise exception.InstanceNotFound(instance_id=instance_uuid)
+                raise exception.InstanceNotFound(
+                    instance_id=instance_uuid) from exc
             raise
 
     def list_instance_uuids(self) -> list[str]:
@@ -203,7 +204,7 @@ def _hypervisor_op(op: str, instance_uuid: str) -> Iterator[None]:
         yield
     except libvirt.libvirtError as exc:
         raise exception.HypervisorError(op=op, instance=instance_uuid,
-                                        reason=exc.get_error_message())
+                                        reason=exc.get_error_message()) from exc
 
 
 class LibvirtDriver:
