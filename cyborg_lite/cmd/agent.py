@@ -18,8 +18,10 @@ from cyborg_lite import conf as conf_mod
 
 def parse_args(argv: list[str]) -> tuple[argparse.Namespace, list[str]]:
     """Our own flags; the rest (``--config-file`` ...) go to oslo.config."""
-    parser = argparse.ArgumentParser(prog='cyborg-lite-agent',
-                                     add_help=False)
+    parser = argparse.ArgumentParser(
+        prog='cyborg-lite-agent',
+        epilog='oslo.config options such as --config-file and '
+               '--config-dir are accepted too.')
     parser.add_argument('--discover-only', action='store_true',
                         help='print the devices the drivers find and exit')
     parser.add_argument('--sysfs-root',

@@ -23,6 +23,13 @@ OPTS = [
     cfg.StrOpt('fpga_program_command',
                help='Command that programs an FPGA. It gets the PCI '
                     'address and the bitstream as arguments.'),
+    cfg.StrOpt('bitstream_dir', default='/var/lib/cyborg-lite/bitstreams',
+               help='Where FPGA bitstreams are found, each in a file named '
+                    'by its bitstream id.'),
+    cfg.FloatOpt('report_jitter', default=0.1, min=0, max=1,
+                 help='Fraction of report_interval added at random to '
+                      'each wait, so that a fleet does not report in '
+                      'step.'),
     cfg.IntOpt('fake_fpga_handles', default=16, min=0,
                help='Attach handles of the fake driver\'s FPGA.'),
     cfg.IntOpt('fpga_program_timeout', default=600, min=1,

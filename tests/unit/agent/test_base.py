@@ -4,6 +4,7 @@ import os
 import stat
 
 import pytest
+import stevedore
 
 from cyborg_lite.agent.drivers import base
 from cyborg_lite.agent.drivers import fake
@@ -116,3 +117,20 @@ def test_program_unknown_device_or_command(program_driver, conf_factory):
         group='agent')
     with pytest.raises(base.ProgramError, match='cannot run'):
         program_driver.program(PF, '/images/nlb0.gbs')
+
+
+def test_installed_entry_points_are_used(conf_factory, tmp_path,
+                                         monkeypatch):
+    dist = tmp_path / 'extra_drivers-1.0.dist-info'
+    dist.mkdir()
+    (dist / 'METADATA').write_text(
+        'Metadata-Version: 2.1\nName: extra-drivers\nVersion: 1.0\n')
+    (dist / 'entry_points.txt').write_text(
+        '[%s]\nxilinx_alias = %s\n' % (
+            base.NAMESPACE, base.BUILTIN_DRIVERS['xilinx_fpga']))
+    monkeypatch.syspath_prepend(str(tmp_path))
+    # stevedore keeps the entry points it has seen per namespace.
+    monkeypatch.setattr(stevedore.ExtensionManager, 'ENTRY_POINT_CACHE', {})
+    conf = conf_factory('alveo_u250', enabled_drivers=['xilinx_alias'])
+    [driver] = base.load_drivers(conf)
+    assert isinstance(driver, xilinx_fpga.XilinxFPGADriver)

@@ -84,3 +84,13 @@ def test_hostname_argument_names_the_deployables(conf_factory):
         conf_factory(), tree_sysfs('alveo_u250'), hostname='node7.example')
     assert driver.discover()[0].deployables[0].name == (
         'node7.example_0000:af:00.0')
+
+
+def test_drivers_ignore_trees_without_their_cards(conf_factory):
+    from cyborg_lite.agent.drivers import nvidia_gpu
+    cases = [(nvidia_gpu.NvidiaGPUDriver, ('arria10_pac', 'alveo_u250')),
+             (xilinx_fpga.XilinxFPGADriver,
+              ('a100_sriov', 't4_vgpu', 'arria10_pac'))]
+    for cls, trees in cases:
+        for tree in trees:
+            assert cls(conf_factory(), tree_sysfs(tree)).discover() == []
