@@ -150,7 +150,8 @@ class _CyborgClient:
                 % len(profiles), status_code=resp.status_code)
         return profiles[0]['groups']
 
-    def get_device_request_groups(self, dp_groups: list[dict],
+    @staticmethod
+    def get_device_request_groups(dp_groups: list[dict],
                                   owner: str | None = None
                                   ) -> list[RequestGroup]:
         """One Placement request group per device profile group.

@@ -247,3 +247,15 @@ def test_http_basic_mode(peer):
     headers = peer.requests[0].headers
     assert headers['Authorization'] == 'Basic bm92YTpzZWNyZXQ='
     assert 'X-Service-Token' not in headers
+
+
+def test_user_token_mode_finds_cyborg_in_the_catalog(peer):
+    peer.routes[('GET', ARQ_PATH + '/a0')] = (200, arq('a0'))
+    catalog = [{'type': 'accelerator', 'name': 'cyborg', 'endpoints': [
+        {'interface': 'public', 'region_id': 'RegionOne',
+         'url': peer.endpoint}]}]
+    ctx = RequestContext(user_id='u1', project_id='p1', roles=['member'],
+                         auth_token='user-token', service_catalog=catalog)
+    conf = make_conf(None, auth_type=None, service_token=False)
+    cyborg.get_client(ctx, conf).get_arq_by_uuid('a0')
+    assert peer.requests[0].headers['X-Auth-Token'] == 'user-token'

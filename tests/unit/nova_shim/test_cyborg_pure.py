@@ -41,8 +41,7 @@ def test_requester_id():
 
 
 def test_request_groups_skip_accel_and_unknown_keys():
-    client = cyborg._CyborgClient.__new__(cyborg._CyborgClient)
-    groups = client.get_device_request_groups(
+    groups = cyborg._CyborgClient.get_device_request_groups(
         [{'resources:FPGA': '2', 'trait:CUSTOM_A': 'required',
           'accel:function_id': 'f1', 'other': 'x'},
          {'resources:CUSTOM_QAT': '1', 'trait:CUSTOM_B': 'forbidden'}],
@@ -145,3 +144,14 @@ def test_no_service_token_without_one(send):
     conf = conf_with(service_user__send_service_user_token=send)
     plugin = auth.get_auth_plugin(conf, 'cyborg', CTX)
     assert 'X-Service-Token' not in plugin.get_headers(None)
+
+
+def test_service_user_credentials_wrap_the_user_auth():
+    conf = conf_with(service_user__send_service_user_token=True,
+                     service_user__auth_type='password')
+    conf.register_opts(ks_loading.get_auth_plugin_conf_options('password'),
+                       group='service_user')
+    conf.set_override('auth_url', 'http://keystone/v3', group='service_user')
+    plugin = auth.get_auth_plugin(conf, 'cyborg', CTX)
+    assert isinstance(plugin, service_token.ServiceTokenAuthWrapper)
+    assert isinstance(plugin.user_auth, auth.ContextTokenAuth)

@@ -43,8 +43,7 @@ def test_device_profile_to_query():
     dp_groups = [{'resources:FPGA': '1', 'trait:CUSTOM_FPGA_INTEL': 'required',
                   'trait:CUSTOM_SLOW': 'forbidden',
                   'accel:bitstream_id': 'd5ca2f11'}]
-    client = cyborg._CyborgClient.__new__(cyborg._CyborgClient)
-    groups = client.get_device_request_groups(dp_groups)
+    groups = cyborg._CyborgClient.get_device_request_groups(dp_groups)
     query = dict(scheduler.build_candidates_query(1, 64, 1, groups))
     assert query['resourcesdevice_profile_0'] == 'FPGA:1'
     assert query['requireddevice_profile_0'] == \
