@@ -118,3 +118,13 @@ def test_flavor_only_request(adapter):
     selection = select(adapter, node, groups=[])
     assert selection.compute_node_uuid == node['uuid']
     assert selection.mappings.get('') == [node['uuid']]
+
+
+def test_every_claim_conflicting_is_no_valid_host(adapter):
+    # A consumer that already has allocations makes each claim with
+    # consumer_generation null a 409, so every candidate is tried.
+    node = compute_node(adapter)
+    instance = str(uuid.uuid4())
+    select(adapter, node, groups=[], instance=instance)
+    with pytest.raises(exception.NoValidHost, match='conflicted'):
+        select(adapter, node, groups=[], instance=instance)
