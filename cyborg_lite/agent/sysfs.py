@@ -29,6 +29,7 @@ PORT_AFU_GLOB = 'fpga/intel-fpga-dev.*/intel-fpga-port.*/afu_id'
 
 PCI_ADDRESS_RE = re.compile(
     r'^[0-9a-f]{4}:[0-9a-f]{2}:[0-9a-f]{2}\.[0-7]$')
+MDEV_TYPE_RE = re.compile(r'^[A-Za-z0-9_.-]+$')
 UUID_RE = re.compile(
     r'^[0-9a-f]{8}-[0-9a-f]{4}-[0-9a-f]{4}-[0-9a-f]{4}-[0-9a-f]{12}$')
 
@@ -74,6 +75,19 @@ def _strip_hex(value: str | None) -> str | None:
         return None
     value = value.strip().lower()
     return value[2:] if value.startswith('0x') else value
+
+
+def _check_mdev_args(address: str | None, mdev_type: str | None,
+                     uuid: str) -> None:
+    """Refuse values that would write outside the intended file; they
+    arrive over RPC."""
+    if address is not None and not PCI_ADDRESS_RE.match(address):
+        raise SysfsError('%r is not a PCI address' % address)
+    if mdev_type is not None and (not MDEV_TYPE_RE.match(mdev_type)
+                                  or mdev_type in ('.', '..')):
+        raise SysfsError('%r is not an mdev type' % mdev_type)
+    if not UUID_RE.match(uuid):
+        raise SysfsError('%r is not a lower-case mdev uuid' % uuid)
 
 
 class Sysfs:
@@ -173,8 +187,7 @@ class Sysfs:
 
     def create_mdev(self, address: str, mdev_type: str, uuid: str) -> None:
         """Ask the kernel for an mdev of ``mdev_type`` named ``uuid``."""
-        if not UUID_RE.match(uuid):
-            raise SysfsError('%r is not a lower-case mdev uuid' % uuid)
+        _check_mdev_args(address, mdev_type, uuid)
         create = self.path(PCI_DEVICES, address, MDEV_TYPES, mdev_type,
                            'create')
         if not os.path.exists(create):
@@ -189,6 +202,7 @@ class Sysfs:
         The mdev bus entry is tried first; the type's ``devices/<uuid>``
         is the fallback when the parent and type are known.
         """
+        _check_mdev_args(address, mdev_type, uuid)
         candidates = [self.path(MDEV_DEVICES, uuid, 'remove')]
         if address and mdev_type:
             candidates.append(self.path(PCI_DEVICES, address, MDEV_TYPES,

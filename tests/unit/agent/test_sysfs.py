@@ -91,6 +91,20 @@ def test_create_mdev_refuses_an_unknown_type_and_a_bad_uuid(tmp_path):
         sysfs.create_mdev(T4, 'nvidia-223', 'not-a-uuid')
 
 
+@pytest.mark.parametrize('address,mdev_type,uuid', [
+    ('../../..', 'nvidia-223', UUID),
+    (T4, '../../../../../etc', UUID),
+    (T4, '..', UUID),
+    (T4, 'nvidia-223', '../' + UUID),
+])
+def test_mdev_writes_refuse_path_tricks(tmp_path, address, mdev_type, uuid):
+    sysfs = Sysfs(sysfs_tree.copy_tree('t4_vgpu', tmp_path))
+    with pytest.raises(SysfsError, match='is not a'):
+        sysfs.create_mdev(address, mdev_type, uuid)
+    with pytest.raises(SysfsError, match='is not a'):
+        sysfs.remove_mdev(uuid, address, mdev_type)
+
+
 def test_create_mdev_reports_a_failed_write(tmp_path):
     root = sysfs_tree.copy_tree('t4_vgpu', tmp_path)
     create = os.path.join(root, 'bus/pci/devices', T4,
