@@ -1,0 +1,1 @@
+"""A Placement-API-compatible service: the subset Nova and Cyborg use."""

@@ -1,0 +1,44 @@
+"""``placement-stub-api``: serve the stub with wsgiref.
+
+Accepts ``--config-file``, ``--host`` and ``--port`` (0 picks a free port)
+and prints the URL it serves once it listens.
+"""
+
+import logging
+import sys
+
+from oslo_config import cfg
+
+from placement_stub import conf as conf_lib
+from placement_stub import deploy
+from placement_stub import server
+
+CLI_OPTS = [
+    cfg.StrOpt('host', help='Address to listen on (overrides [api] host).'),
+    cfg.PortOpt('port', help='Port to listen on (overrides [api] port).'),
+]
+
+
+def main(argv=None):
+    argv = sys.argv[1:] if argv is None else argv
+    logging.basicConfig(level=logging.INFO)
+    conf = cfg.ConfigOpts()
+    conf_lib.register_opts(conf)
+    conf.register_cli_opts(CLI_OPTS)
+    conf(argv, project='placement-stub')
+    host = conf.host or conf.api.host
+    port = conf.api.port if conf.port is None else conf.port
+    httpd = server.make_server(host, port, deploy.deploy(conf))
+    print('placement-stub-api serving on %s' % server.url(httpd),
+          flush=True)
+    try:
+        httpd.serve_forever()
+    except KeyboardInterrupt:
+        pass
+    finally:
+        httpd.server_close()
+    return 0
+
+
+if __name__ == '__main__':
+    sys.exit(main())

@@ -1,0 +1,71 @@
+"""Configuration of the placement stub.
+
+Config is passed, never global: :func:`build_conf` returns a private
+``cfg.ConfigOpts`` per application, so several stubs (and other services)
+can live in one process.
+"""
+
+import copy
+
+from keystonemiddleware import auth_token
+from oslo_config import cfg
+from oslo_db import options as db_options
+
+API_GROUP = 'api'
+DB_GROUP = 'placement_database'
+DEFAULT_SQLITE = 'sqlite:///placement_stub.sqlite'
+
+API_OPTS = [
+    cfg.StrOpt('auth_strategy', default='noauth2',
+               choices=[('noauth2', 'identity from X-Project-Id, X-User-Id '
+                                    'and X-Roles headers'),
+                        ('keystone', 'keystonemiddleware auth_token')],
+               help='How requests are authenticated.'),
+    cfg.StrOpt('host', default='127.0.0.1',
+               help='Address placement-stub-api listens on.'),
+    cfg.PortOpt('port', default=8778,
+                help='Port placement-stub-api listens on (0 picks one).'),
+]
+
+PLACEMENT_OPTS = [
+    cfg.BoolOpt('sync_on_startup', default=True,
+                help='Run the database migrations and add the standard '
+                     'resource classes and traits when the app starts.'),
+]
+
+
+def _db_opts():
+    return copy.deepcopy(db_options.database_opts)
+
+
+def register_opts(conf: cfg.ConfigOpts) -> None:
+    """Register every option the stub reads on ``conf``."""
+    conf.register_opts(API_OPTS, group=API_GROUP)
+    conf.register_opts(PLACEMENT_OPTS, group='placement')
+    conf.register_opts(_db_opts(), group=DB_GROUP)
+    conf.set_default('connection', DEFAULT_SQLITE, group=DB_GROUP)
+
+
+def build_conf(args=None, default_config_files=None,
+               overrides=None) -> cfg.ConfigOpts:
+    """A fresh, parsed ConfigOpts with every option of the stub.
+
+    ``overrides`` maps ``(group, name)`` (group None for DEFAULT) to values.
+    """
+    conf = cfg.ConfigOpts()
+    register_opts(conf)
+    conf(args if args is not None else [], project='placement-stub',
+         default_config_files=default_config_files or [])
+    for (group, name), value in (overrides or {}).items():
+        conf.set_override(name, value, group=group)
+    return conf
+
+
+def list_opts():
+    """Options for oslo-config-generator."""
+    return [
+        (API_GROUP, API_OPTS),
+        ('placement', PLACEMENT_OPTS),
+        (DB_GROUP, _db_opts()),
+        ('keystone_authtoken', copy.deepcopy(auth_token.list_opts()[0][1])),
+    ]

@@ -1,0 +1,1 @@
+"""The stub's database: models, context-first functions, migrations."""

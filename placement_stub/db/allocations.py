@@ -1,0 +1,194 @@
+"""Consumers and their allocations.
+
+Writing allocations replaces a consumer's allocations in one transaction:
+check the consumer generation, delete, insert, check capacity, then bump
+the generation of every provider involved (compare-and-swap).
+"""
+
+import sqlalchemy as sa
+
+from placement_stub.db import api
+from placement_stub.db import inventories
+from placement_stub.db import models
+from placement_stub.db import providers
+from placement_stub.db import resource_classes
+from placement_stub import exception
+
+ALLOC = models.Allocation
+C = models.Consumer
+RP = models.ResourceProvider
+RC = models.ResourceClass
+
+
+@api.reader
+def get_consumer(ctx, uuid: str):
+    row = ctx.session.execute(sa.select(
+        C.id, C.uuid, C.project_id, C.user_id, C.consumer_type,
+        C.generation).where(C.uuid == uuid)).mappings().first()
+    return dict(row) if row else None
+
+
+@api.reader
+def consumer_allocations(ctx, uuid: str) -> dict:
+    """``{rp_uuid: {"generation": g, "resources": {rc: used}}}``."""
+    stmt = (sa.select(RP.uuid, RP.generation, RC.name, ALLOC.used)
+            .join(RP, RP.id == ALLOC.resource_provider_id)
+            .join(RC, RC.id == ALLOC.resource_class_id)
+            .where(ALLOC.consumer_id == uuid))
+    result = {}
+    for rp_uuid, generation, name, used in ctx.session.execute(stmt):
+        entry = result.setdefault(rp_uuid, {'generation': generation,
+                                            'resources': {}})
+        entry['resources'][name] = used
+    return result
+
+
+@api.reader
+def provider_allocations(ctx, rp_id: int) -> dict:
+    """``{consumer_uuid: {"resources": {rc: used}}}``."""
+    stmt = (sa.select(ALLOC.consumer_id, RC.name, ALLOC.used)
+            .join(RC, RC.id == ALLOC.resource_class_id)
+            .where(ALLOC.resource_provider_id == rp_id))
+    result = {}
+    for consumer, name, used in ctx.session.execute(stmt):
+        result.setdefault(consumer, {'resources': {}})['resources'][
+            name] = used
+    return result
+
+
+def _touched_providers(ctx, consumer_uuid):
+    return set(ctx.session.execute(
+        sa.select(ALLOC.resource_provider_id)
+        .where(ALLOC.consumer_id == consumer_uuid)).scalars())
+
+
+def _check_consumer_generation(consumer, expected):
+    got = consumer['generation'] if consumer else None
+    if expected != got:
+        raise exception.ConsumerGenerationConflict(
+            expected='null' if expected is None else expected,
+            got='null' if got is None else got)
+
+
+def _upsert_consumer(ctx, consumer, req):
+    if consumer is None:
+        ctx.session.execute(sa.insert(C).values(
+            uuid=req['consumer_uuid'], project_id=req['project_id'],
+            user_id=req['user_id'], consumer_type=req.get('consumer_type'),
+            generation=1, created_at=models._now()))
+        return
+    values = {'project_id': req['project_id'], 'user_id': req['user_id'],
+              'generation': consumer['generation'] + 1,
+              'updated_at': models._now()}
+    if req.get('consumer_type') is not None:
+        values['consumer_type'] = req['consumer_type']
+    result = ctx.session.execute(sa.update(C).where(
+        C.id == consumer['id'], C.generation == consumer['generation'])
+        .values(**values))
+    if result.rowcount != 1:
+        raise exception.ConsumerGenerationConflict(
+            expected=consumer['generation'], got='a newer one')
+
+
+def _insert_allocations(ctx, req, rp_by_uuid, rc_ids):
+    rows = []
+    for rp_uuid, resources in req['allocations'].items():
+        rp = rp_by_uuid.get(rp_uuid)
+        if rp is None:
+            raise exception.InvalidInput(
+                detail="Allocation for resource provider '%s' that does "
+                       "not exist." % rp_uuid)
+        for name, used in resources.items():
+            if name not in rc_ids:
+                raise exception.InvalidInput(
+                    detail='Unknown resource class %s' % name)
+            rows.append({'resource_provider_id': rp['id'],
+                         'consumer_id': req['consumer_uuid'],
+                         'resource_class_id': rc_ids[name], 'used': used,
+                         'created_at': models._now()})
+    if rows:
+        ctx.session.execute(sa.insert(ALLOC), rows)
+    return {(row['resource_provider_id'], row['resource_class_id'])
+            for row in rows}
+
+
+def _check_capacity(ctx, pairs, rp_by_id, rc_names, requested):
+    rp_ids = {rp_id for rp_id, _ in pairs}
+    invs = inventories.get_inventories(ctx, rp_ids)
+    used = inventories.get_usages(ctx, rp_ids)
+    for rp_id, rc_id in sorted(pairs):
+        name, rp_uuid = rc_names[rc_id], rp_by_id[rp_id]['uuid']
+        inv = invs[rp_id].get(name)
+        if inv is None:
+            raise exception.Conflict(
+                detail="Unable to allocate inventory: Inventory for '%s' on "
+                       "resource provider '%s' invalid." % (name, rp_uuid))
+        for amount in requested.get((rp_uuid, name), ()):
+            if not (inv['min_unit'] <= amount <= inv['max_unit']
+                    and amount % inv['step_size'] == 0):
+                raise exception.AllocationConstraintsViolated(
+                    rc=name, uuid=rp_uuid)
+        if used[rp_id].get(name, 0) > inventories.capacity(inv):
+            raise exception.InsufficientCapacity(rc=name, uuid=rp_uuid)
+
+
+def _providers_by_uuid(ctx, requests):
+    uuids = {u for req in requests for u in req['allocations']}
+    if not uuids:
+        return {}
+    rows = ctx.session.execute(sa.select(RP.id, RP.uuid, RP.generation)
+                               .where(RP.uuid.in_(list(uuids)))).mappings()
+    return {row['uuid']: dict(row) for row in rows}
+
+
+@api.writer
+def replace_allocations(ctx, requests, check_generation=True) -> None:
+    """Set the allocations of one or more consumers, all or nothing.
+
+    Each request: ``{"consumer_uuid", "allocations": {rp_uuid: {rc: n}},
+    "project_id", "user_id", "consumer_generation", "consumer_type"}``.
+    """
+    rp_by_uuid = _providers_by_uuid(ctx, requests)
+    rc_ids = resource_classes.ids_by_name(
+        ctx, {rc for req in requests for res in req['allocations'].values()
+              for rc in res})
+    touched, pairs, requested = set(), set(), {}
+    for req in requests:
+        consumer = get_consumer(ctx, req['consumer_uuid'])
+        if check_generation:
+            _check_consumer_generation(consumer, req['consumer_generation'])
+        touched |= _touched_providers(ctx, req['consumer_uuid'])
+        ctx.session.execute(sa.delete(ALLOC).where(
+            ALLOC.consumer_id == req['consumer_uuid']))
+        if not any(req['allocations'].values()):
+            ctx.session.execute(sa.delete(C).where(
+                C.uuid == req['consumer_uuid']))
+            continue
+        _upsert_consumer(ctx, consumer, req)
+        pairs |= _insert_allocations(ctx, req, rp_by_uuid, rc_ids)
+        for rp_uuid, res in req['allocations'].items():
+            for name, amount in res.items():
+                requested.setdefault((rp_uuid, name), []).append(amount)
+    rp_by_id = {rp['id']: rp for rp in rp_by_uuid.values()}
+    _check_capacity(ctx, pairs, rp_by_id,
+                    {v: k for k, v in rc_ids.items()}, requested)
+    _bump_all(ctx, touched | {rp_id for rp_id, _ in pairs})
+
+
+def _bump_all(ctx, rp_ids):
+    for rp_id in sorted(rp_ids):
+        generation = ctx.session.execute(
+            sa.select(RP.generation).where(RP.id == rp_id)).scalar()
+        providers.bump_generation(ctx, {'id': rp_id}, generation)
+
+
+@api.writer
+def delete_allocations(ctx, consumer_uuid: str) -> None:
+    touched = _touched_providers(ctx, consumer_uuid)
+    if not touched:
+        raise exception.NotFound(
+            what="No allocations for consumer '%s'" % consumer_uuid)
+    ctx.session.execute(sa.delete(ALLOC).where(
+        ALLOC.consumer_id == consumer_uuid))
+    ctx.session.execute(sa.delete(C).where(C.uuid == consumer_uuid))
+    _bump_all(ctx, touched)

@@ -1,0 +1,138 @@
+"""Inventories and usages of resource providers."""
+
+import sqlalchemy as sa
+
+from placement_stub.db import api
+from placement_stub.db import models
+from placement_stub.db import providers
+from placement_stub.db import resource_classes
+from placement_stub import exception
+
+INV = models.Inventory
+ALLOC = models.Allocation
+RC = models.ResourceClass
+
+FIELDS = ('total', 'reserved', 'min_unit', 'max_unit', 'step_size',
+          'allocation_ratio')
+MAX_INT = 2147483647
+DEFAULTS = {'reserved': 0, 'min_unit': 1, 'max_unit': MAX_INT,
+            'step_size': 1, 'allocation_ratio': 1.0}
+
+
+def capacity(inv: dict) -> int:
+    """``(total - reserved) * allocation_ratio`` as an int."""
+    return int((inv['total'] - inv['reserved']) * inv['allocation_ratio'])
+
+
+@api.reader
+def get_inventories(ctx, rp_ids) -> dict:
+    """``{rp_id: {rc_name: {field: value}}}``."""
+    result = {rp_id: {} for rp_id in rp_ids}
+    if not result:
+        return result
+    stmt = (sa.select(INV.resource_provider_id, RC.name,
+                      *[getattr(INV, f) for f in FIELDS])
+            .join(RC, RC.id == INV.resource_class_id)
+            .where(INV.resource_provider_id.in_(list(rp_ids))))
+    for row in ctx.session.execute(stmt).mappings():
+        result[row['resource_provider_id']][row['name']] = {
+            f: row[f] for f in FIELDS}
+    return result
+
+
+@api.reader
+def get_usages(ctx, rp_ids) -> dict:
+    """``{rp_id: {rc_name: used}}`` (only classes with allocations)."""
+    result = {rp_id: {} for rp_id in rp_ids}
+    if not result:
+        return result
+    stmt = (sa.select(ALLOC.resource_provider_id, RC.name,
+                      sa.func.sum(ALLOC.used))
+            .join(RC, RC.id == ALLOC.resource_class_id)
+            .where(ALLOC.resource_provider_id.in_(list(rp_ids)))
+            .group_by(ALLOC.resource_provider_id, RC.name))
+    for rp_id, name, used in ctx.session.execute(stmt):
+        result[rp_id][name] = int(used)
+    return result
+
+
+def _check_removable(ctx, rp, removed_names):
+    if not removed_names:
+        return
+    used = get_usages(ctx, [rp['id']])[rp['id']]
+    for name in sorted(removed_names):
+        if used.get(name):
+            raise exception.InventoryInUse(rc=name, uuid=rp['uuid'])
+
+
+@api.writer
+def set_inventories(ctx, rp: dict, generation: int, inventories: dict,
+                    partial=False) -> int:
+    """Replace (or, ``partial``, upsert) inventories; the new generation.
+
+    ``inventories`` maps class names to complete field dicts.
+    """
+    new_generation = providers.bump_generation(ctx, rp, generation)
+    ids = resource_classes.ids_by_name(ctx, inventories)
+    unknown = sorted(set(inventories) - set(ids))
+    if unknown:
+        raise exception.InvalidInput(
+            detail='Unknown resource class in inventory for resource '
+                   'provider %s: %s' % (rp['uuid'], ', '.join(unknown)))
+    current = get_inventories(ctx, [rp['id']])[rp['id']]
+    if not partial:
+        removed = set(current) - set(inventories)
+        _check_removable(ctx, rp, removed)
+        if removed:
+            gone = resource_classes.ids_by_name(ctx, removed).values()
+            ctx.session.execute(sa.delete(INV).where(
+                INV.resource_provider_id == rp['id'],
+                INV.resource_class_id.in_(list(gone))))
+    for name, fields in inventories.items():
+        if name in current:
+            ctx.session.execute(sa.update(INV).where(
+                INV.resource_provider_id == rp['id'],
+                INV.resource_class_id == ids[name]).values(**fields))
+        else:
+            ctx.session.execute(sa.insert(INV).values(
+                resource_provider_id=rp['id'], resource_class_id=ids[name],
+                **fields))
+    return new_generation
+
+
+@api.writer
+def delete_inventory(ctx, rp: dict, name=None, generation=None) -> int:
+    """Delete one class's inventory (or all with ``name`` None)."""
+    current = get_inventories(ctx, [rp['id']])[rp['id']]
+    if name is not None and name not in current:
+        raise exception.NotFound(
+            what='No inventory of %s found on resource provider %s.'
+                 % (name, rp['uuid']))
+    removed = set(current) if name is None else {name}
+    _check_removable(ctx, rp, removed)
+    new_generation = providers.bump_generation(ctx, rp, generation)
+    gone = resource_classes.ids_by_name(ctx, removed).values()
+    ctx.session.execute(sa.delete(INV).where(
+        INV.resource_provider_id == rp['id'],
+        INV.resource_class_id.in_(list(gone))))
+    return new_generation
+
+
+@api.reader
+def project_usages(ctx, project_id, user_id=None, consumer_type=None,
+                   by_type=False) -> dict:
+    """Usages summed over the consumers of a project (and user)."""
+    C = models.Consumer
+    stmt = (sa.select(C.consumer_type, RC.name, sa.func.sum(ALLOC.used))
+            .join(C, C.uuid == ALLOC.consumer_id)
+            .join(RC, RC.id == ALLOC.resource_class_id)
+            .where(C.project_id == project_id)
+            .group_by(C.consumer_type, RC.name))
+    if user_id is not None:
+        stmt = stmt.where(C.user_id == user_id)
+    result = {}
+    for ctype, name, used in ctx.session.execute(stmt):
+        key = (ctype or 'unknown') if by_type else None
+        bucket = result.setdefault(key, {})
+        bucket[name] = bucket.get(name, 0) + int(used)
+    return result

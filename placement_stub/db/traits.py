@@ -1,0 +1,111 @@
+"""Traits, and the traits and aggregates of providers."""
+
+import sqlalchemy as sa
+
+from placement_stub.db import api
+from placement_stub.db import models
+from placement_stub import exception
+from placement_stub import standard
+
+T = models.Trait
+PT = models.ProviderTrait
+PA = models.ProviderAggregate
+AGG = models.Aggregate
+
+
+@api.reader
+def list_traits(ctx, names=None, prefix=None, associated=None) -> list:
+    stmt = sa.select(T.name).order_by(T.name)
+    if names is not None:
+        stmt = stmt.where(T.name.in_(list(names)))
+    if prefix is not None:
+        stmt = stmt.where(T.name.startswith(prefix, autoescape=True))
+    linked = sa.select(PT.trait_id)
+    if associated is True:
+        stmt = stmt.where(T.id.in_(linked))
+    elif associated is False:
+        stmt = stmt.where(T.id.not_in(linked))
+    return list(ctx.session.execute(stmt).scalars())
+
+
+@api.reader
+def ids_by_name(ctx, names) -> dict:
+    if not names:
+        return {}
+    rows = ctx.session.execute(
+        sa.select(T.name, T.id).where(T.name.in_(list(names))))
+    return dict(rows.all())
+
+
+@api.writer
+def ensure_trait(ctx, name: str) -> bool:
+    """Create ``name`` if missing; True when it was created."""
+    if ids_by_name(ctx, [name]):
+        return False
+    ctx.session.add(T(name=name))
+    ctx.session.flush()
+    return True
+
+
+@api.writer
+def delete_trait(ctx, name: str) -> None:
+    if name in standard.TRAITS:
+        raise exception.InvalidInput(
+            detail='Cannot delete standard trait %s.' % name)
+    trait_id = ids_by_name(ctx, [name]).get(name)
+    if trait_id is None:
+        raise exception.NotFound(what='No such trait(s): %s' % name)
+    if ctx.session.execute(sa.select(PT.trait_id).where(
+            PT.trait_id == trait_id)).first():
+        raise exception.Conflict(
+            detail='The trait %s is in use by a resource provider.' % name)
+    ctx.session.execute(sa.delete(T).where(T.id == trait_id))
+
+
+@api.reader
+def provider_traits(ctx, rp_ids) -> dict:
+    """``{rp_id: [trait names]}`` for the given providers."""
+    result = {rp_id: [] for rp_id in rp_ids}
+    if not result:
+        return result
+    rows = ctx.session.execute(
+        sa.select(PT.resource_provider_id, T.name).join(T, T.id == PT.trait_id)
+        .where(PT.resource_provider_id.in_(list(rp_ids))).order_by(T.name))
+    for rp_id, name in rows:
+        result[rp_id].append(name)
+    return result
+
+
+@api.writer
+def set_provider_traits(ctx, rp_id: int, names) -> None:
+    ids = ids_by_name(ctx, names)
+    missing = sorted(set(names) - set(ids))
+    if missing:
+        raise exception.InvalidInput(
+            detail='No such trait(s): %s' % ', '.join(missing))
+    ctx.session.execute(sa.delete(PT).where(PT.resource_provider_id == rp_id))
+    if ids:
+        ctx.session.execute(sa.insert(PT), [
+            {'resource_provider_id': rp_id, 'trait_id': trait_id}
+            for trait_id in ids.values()])
+
+
+@api.reader
+def provider_aggregates(ctx, rp_id: int) -> list:
+    return list(ctx.session.execute(
+        sa.select(AGG.uuid).join(PA, PA.aggregate_id == AGG.id)
+        .where(PA.resource_provider_id == rp_id).order_by(AGG.uuid))
+        .scalars())
+
+
+@api.writer
+def set_provider_aggregates(ctx, rp_id: int, uuids) -> None:
+    ctx.session.execute(sa.delete(PA).where(PA.resource_provider_id == rp_id))
+    for agg_uuid in sorted(set(uuids)):
+        agg_id = ctx.session.execute(
+            sa.select(AGG.id).where(AGG.uuid == agg_uuid)).scalar()
+        if agg_id is None:
+            agg_id = ctx.session.execute(
+                sa.insert(AGG).values(uuid=agg_uuid)).inserted_primary_key[0]
+        ctx.session.execute(sa.insert(PA).values(
+            resource_provider_id=rp_id, aggregate_id=agg_id))

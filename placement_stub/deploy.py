@@ -1,0 +1,139 @@
+"""The WSGI application, composed in code.
+
+From the outside in:
+
+1. ``RequestId`` gives every request an ``openstack.request_id`` (used in
+   error bodies) and the ``x-openstack-request-id`` response header.
+2. ``FaultWrapper`` turns any unexpected exception into a JSON 500, so no
+   error ever leaves as an HTML page or a broken connection.
+3. Authentication: keystonemiddleware ``auth_token`` when ``[api]
+   auth_strategy = keystone`` (``/`` stays open, as in Placement), else
+   nothing: noauth2 trusts the identity headers.
+4. ``ContextMiddleware`` builds the request context from the identity
+   headers and the microversion, checks the admin-only policy and adds the
+   version headers to the response.
+5. ``handler.dispatch``: the route table.
+"""
+
+import logging
+import time
+
+from keystonemiddleware import auth_token
+from oslo_middleware import request_id
+import webob
+import webob.dec
+import webob.exc
+from wsgiref import handlers as wsgiref_handlers
+
+from placement_stub import context as context_lib
+from placement_stub.db import api as db_api
+from placement_stub import errors
+from placement_stub import handler
+from placement_stub import microversion as mv
+
+LOG = logging.getLogger(__name__)
+ALLOWED_ROLES = {'admin', 'service'}
+
+
+class FaultWrapper:
+    """Last resort: any exception becomes Placement's JSON 500."""
+
+    def __init__(self, app):
+        self.app = app
+
+    def __call__(self, environ, start_response):
+        try:
+            return self.app(environ, start_response)
+        except Exception:
+            LOG.exception('Unexpected error in %s %s',
+                          environ.get('REQUEST_METHOD'),
+                          environ.get('PATH_INFO'))
+            environ['HTTP_ACCEPT'] = 'application/json'
+            exc = errors.http(webob.exc.HTTPInternalServerError,
+                              'An unexpected error occurred.')
+            return exc(environ, start_response)
+
+
+class KeystoneAuth:
+    """auth_token everywhere but the version document at ``/``."""
+
+    def __init__(self, app, conf):
+        self.app = app
+        self.auth = auth_token.AuthProtocol(
+            app, {'oslo_config_config': conf})
+
+    def __call__(self, environ, start_response):
+        if environ.get('PATH_INFO', '/') in ('', '/'):
+            return self.app(environ, start_response)
+        return self.auth(environ, start_response)
+
+
+class ContextMiddleware:
+    """Microversion, identity, policy and the request context."""
+
+    def __init__(self, app, facade):
+        self.app = app
+        self.facade = facade
+
+    def _context(self, req, version):
+        roles = req.headers.get('X-Roles')
+        roles = ([r.strip() for r in roles.split(',')] if roles
+                 else ['admin'])
+        return context_lib.RequestContext(
+            facade=self.facade, version=version,
+            user_id=req.headers.get('X-User-Id', 'admin'),
+            project_id=req.headers.get('X-Project-Id', 'admin'),
+            roles=roles, is_admin='admin' in roles,
+            request_id=req.environ.get('openstack.request_id'))
+
+    def _version(self, req):
+        try:
+            return mv.extract_version(req.headers), None
+        except mv.InvalidVersion as exc:
+            return None, errors.bad_request('invalid version string: %s'
+                                            % exc)
+        except mv.UnacceptableVersion as exc:
+            return None, errors.http(webob.exc.HTTPNotAcceptable,
+                                     'Unacceptable version header: %s' % exc)
+
+    @webob.dec.wsgify
+    def __call__(self, req):
+        version, error = self._version(req)
+        req.environ['HTTP_ACCEPT'] = 'application/json'
+        if error is not None:
+            return error
+        ctx = self._context(req, version)
+        if req.path_info not in ('', '/') and not (
+                ALLOWED_ROLES & set(ctx.roles)):
+            resp = errors.http(webob.exc.HTTPForbidden,
+                               'Policy does not allow placement to be '
+                               'performed.')
+        else:
+            req.environ['placement.microversion'] = version
+            req.environ['placement.context'] = ctx
+            resp = req.get_response(handler.dispatch)
+        self._add_headers(req, resp, version)
+        return resp
+
+    @staticmethod
+    def _add_headers(req, resp, version):
+        resp.headers[mv.HEADER] = '%s %s' % (mv.SERVICE_TYPE,
+                                             mv.version_string(version))
+        resp.headers.add('Vary', mv.HEADER.lower())
+        if (mv.allow_cache_headers(version) and req.method == 'GET'
+                and resp.status_int == 200):
+            resp.headers['Cache-Control'] = 'no-cache'
+            resp.headers['Last-Modified'] = wsgiref_handlers.format_date_time(
+                time.time())
+
+
+def deploy(conf, facade=None):
+    """The composed WSGI application for ``conf``."""
+    facade = facade or db_api.create_facade(conf)
+    if conf.placement.sync_on_startup:
+        db_api.sync(facade)
+    app = ContextMiddleware(handler.dispatch, facade)
+    if conf.api.auth_strategy == 'keystone':
+        app = KeystoneAuth(app, conf)
+    app = FaultWrapper(app)
+    return request_id.RequestId(app)

@@ -1,0 +1,78 @@
+"""HTTP errors in Placement's JSON format, and the domain-to-HTTP table.
+
+Every error body is ``{"errors": [{"status", "title", "detail", "code",
+"request_id"}]}``, as real Placement sends it.
+"""
+
+import functools
+
+import webob.exc
+
+from placement_stub import exception
+
+DEFAULT = 'placement.undefined_code'
+CONCURRENT_UPDATE = 'placement.concurrent_update'
+DUPLICATE_NAME = 'placement.duplicate_name'
+INVENTORY_INUSE = 'placement.inventory.inuse'
+PROVIDER_IN_USE = 'placement.resource_provider.inuse'
+PROVIDER_CANNOT_DELETE_PARENT = (
+    'placement.resource_provider.cannot_delete_parent')
+RESOURCE_PROVIDER_NOT_FOUND = 'placement.resource_provider.not_found'
+QUERYPARAM_DUPLICATE = 'placement.query.duplicate_key'
+QUERYPARAM_BAD_VALUE = 'placement.query.bad_value'
+QUERYPARAM_MISSING_VALUE = 'placement.query.missing_value'
+
+# Domain exception -> (HTTP exception, error code); the first match wins.
+EXCEPTION_MAP = [
+    (exception.ProviderNotFound, webob.exc.HTTPNotFound,
+     RESOURCE_PROVIDER_NOT_FOUND),
+    (exception.NotFound, webob.exc.HTTPNotFound, DEFAULT),
+    (exception.ConcurrentUpdate, webob.exc.HTTPConflict, CONCURRENT_UPDATE),
+    (exception.DuplicateName, webob.exc.HTTPConflict, DUPLICATE_NAME),
+    (exception.ProviderInUse, webob.exc.HTTPConflict, PROVIDER_IN_USE),
+    (exception.CannotDeleteParent, webob.exc.HTTPConflict,
+     PROVIDER_CANNOT_DELETE_PARENT),
+    (exception.InventoryInUse, webob.exc.HTTPConflict, INVENTORY_INUSE),
+    (exception.Conflict, webob.exc.HTTPConflict, DEFAULT),
+    (exception.InvalidInput, webob.exc.HTTPBadRequest, DEFAULT),
+]
+
+
+def _json_formatter(body, status, title, environ, code=DEFAULT):
+    """Shape a webob error as Placement does."""
+    try:
+        status_code = int(status.split(None, 1)[0])
+    except (ValueError, IndexError):
+        status_code = 500
+    error = {'status': status_code, 'title': title,
+             'detail': webob.exc.strip_tags(body),
+             'request_id': environ.get('openstack.request_id')}
+    if code is not None:
+        error['code'] = code
+    return {'errors': [error]}
+
+
+def http(exc_class, detail, code=DEFAULT, **kwargs):
+    """A webob HTTP exception whose body is Placement's error JSON."""
+    formatter = functools.partial(_json_formatter, code=code)
+    return exc_class(detail=detail, json_formatter=formatter, **kwargs)
+
+
+def bad_request(detail, code=DEFAULT):
+    return http(webob.exc.HTTPBadRequest, detail, code)
+
+
+def not_found(detail, code=DEFAULT):
+    return http(webob.exc.HTTPNotFound, detail, code)
+
+
+def conflict(detail, code=DEFAULT):
+    return http(webob.exc.HTTPConflict, detail, code)
+
+
+def from_domain(exc: exception.PlacementException):
+    """The HTTP exception for a domain exception, from EXCEPTION_MAP."""
+    for domain_class, http_class, code in EXCEPTION_MAP:
+        if isinstance(exc, domain_class):
+            return http(http_class, str(exc), code)
+    return http(webob.exc.HTTPInternalServerError, str(exc))

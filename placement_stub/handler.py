@@ -1,0 +1,116 @@
+"""The route table and the dispatcher.
+
+ROUTES is the one place that says which handler serves which method and
+path. Handlers raise domain exceptions or webob errors; the dispatcher
+turns both into Placement's JSON errors.
+"""
+
+import re
+
+import webob
+import webob.exc
+
+from placement_stub import errors
+from placement_stub import exception
+from placement_stub.handlers import aggregate
+from placement_stub.handlers import allocation
+from placement_stub.handlers import allocation_candidate
+from placement_stub.handlers import inventory
+from placement_stub.handlers import resource_class
+from placement_stub.handlers import resource_provider
+from placement_stub.handlers import root
+from placement_stub.handlers import trait
+from placement_stub.handlers import usage
+from placement_stub import request_groups
+
+ROUTE_DECLARATIONS = [
+    ('/', {'GET': root.home}),
+    ('/resource_providers', {
+        'GET': resource_provider.list_resource_providers,
+        'POST': resource_provider.create_resource_provider}),
+    ('/resource_providers/{uuid}', {
+        'GET': resource_provider.get_resource_provider,
+        'PUT': resource_provider.update_resource_provider,
+        'DELETE': resource_provider.delete_resource_provider}),
+    ('/resource_providers/{uuid}/inventories', {
+        'GET': inventory.get_inventories,
+        'POST': inventory.create_inventory,
+        'PUT': inventory.set_inventories,
+        'DELETE': inventory.delete_inventories}),
+    ('/resource_providers/{uuid}/inventories/{resource_class}', {
+        'GET': inventory.get_inventory,
+        'PUT': inventory.update_inventory,
+        'DELETE': inventory.delete_inventory}),
+    ('/resource_providers/{uuid}/usages', {'GET': usage.list_usages}),
+    ('/resource_providers/{uuid}/aggregates', {
+        'GET': aggregate.get_aggregates,
+        'PUT': aggregate.set_aggregates}),
+    ('/resource_providers/{uuid}/allocations', {
+        'GET': allocation.list_for_resource_provider}),
+    ('/resource_providers/{uuid}/traits', {
+        'GET': trait.list_provider_traits,
+        'PUT': trait.update_provider_traits,
+        'DELETE': trait.delete_provider_traits}),
+    ('/resource_classes', {
+        'GET': resource_class.list_resource_classes,
+        'POST': resource_class.create_resource_class}),
+    ('/resource_classes/{name}', {
+        'GET': resource_class.get_resource_class,
+        'PUT': resource_class.update_resource_class,
+        'DELETE': resource_class.delete_resource_class}),
+    ('/traits', {'GET': trait.list_traits}),
+    ('/traits/{name}', {
+        'GET': trait.get_trait,
+        'PUT': trait.put_trait,
+        'DELETE': trait.delete_trait}),
+    ('/allocations', {'POST': allocation.set_allocations}),
+    ('/allocations/{consumer_uuid}', {
+        'GET': allocation.list_for_consumer,
+        'PUT': allocation.set_allocations_for_consumer,
+        'DELETE': allocation.delete_allocations}),
+    ('/allocation_candidates', {
+        'GET': allocation_candidate.list_allocation_candidates}),
+    ('/usages', {'GET': usage.get_total_usages}),
+]
+
+
+def _compile(template):
+    pattern = re.sub(r'\{(\w+)\}', r'(?P<\1>[^/]+)', template)
+    return re.compile('^%s$' % pattern)
+
+
+ROUTES = [(_compile(path), methods) for path, methods in ROUTE_DECLARATIONS]
+
+
+def _route(req):
+    path = req.path_info
+    if len(path) > 1:
+        path = path.rstrip('/')
+    for regex, methods in ROUTES:
+        match = regex.match(path)
+        if match is None:
+            continue
+        handler = methods.get(req.method)
+        if handler is None:
+            raise errors.http(
+                webob.exc.HTTPMethodNotAllowed,
+                'The method specified is not allowed for this resource.',
+                headers=[('Allow', ', '.join(sorted(methods)))])
+        req.urlvars = match.groupdict()
+        return handler
+    raise errors.not_found('The resource could not be found.')
+
+
+def dispatch(environ, start_response):
+    """WSGI app: route, call the handler, map errors to JSON."""
+    req = webob.Request(environ)
+    try:
+        resp = _route(req)(req)
+    except exception.PlacementException as exc:
+        resp = errors.from_domain(exc)
+    except request_groups.QueryError as exc:
+        resp = errors.bad_request(str(exc), exc.code)
+    except webob.exc.HTTPException as exc:
+        resp = exc
+    environ['HTTP_ACCEPT'] = 'application/json'
+    return resp(environ, start_response)

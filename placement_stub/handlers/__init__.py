@@ -1,0 +1,1 @@
+"""Request handlers: plain functions, one module per resource."""

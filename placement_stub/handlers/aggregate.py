@@ -1,0 +1,39 @@
+"""Handlers for /resource_providers/{uuid}/aggregates."""
+
+from placement_stub.db import providers
+from placement_stub.db import traits
+from placement_stub.handlers import common
+from placement_stub import microversion as mv
+from placement_stub.schemas import aggregate as schema
+
+
+def _body(req, ctx, rp_id, generation):
+    body = {'aggregates': traits.provider_aggregates(ctx, rp_id)}
+    if mv.allow_aggregates_generation(common.version(req)):
+        body['resource_provider_generation'] = generation
+    return body
+
+
+def get_aggregates(req):
+    common.require(req, mv.allow_aggregates)
+    rp = common.provider_or_404(req, req.urlvars['uuid'])
+    return common.json_response(
+        _body(req, common.context(req), rp['id'], rp['generation']))
+
+
+def set_aggregates(req):
+    common.require(req, mv.allow_aggregates)
+    ctx = common.context(req)
+    rp = common.provider_or_404(req, req.urlvars['uuid'])
+    with_generation = mv.allow_aggregates_generation(common.version(req))
+    if with_generation:
+        data = common.extract_json(req, schema.PUT_AGGREGATES_SCHEMA_V1_19)
+        uuids, expected = (data['aggregates'],
+                           data['resource_provider_generation'])
+    else:
+        uuids = common.extract_json(req, schema.PUT_AGGREGATES_SCHEMA_V1_1)
+        expected = rp['generation']
+    with ctx.facade.writer.using(ctx):
+        generation = providers.bump_generation(ctx, rp, expected)
+        traits.set_provider_aggregates(ctx, rp['id'], uuids)
+    return common.json_response(_body(req, ctx, rp['id'], generation))

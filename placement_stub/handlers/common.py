@@ -1,0 +1,77 @@
+"""Helpers every handler uses: context, JSON in and out, version gates."""
+
+import jsonschema
+from oslo_serialization import jsonutils
+import webob
+import webob.exc
+
+from placement_stub.db import providers
+from placement_stub import errors
+from placement_stub import microversion as mv
+
+
+def context(req):
+    return req.environ['placement.context']
+
+
+def version(req) -> tuple:
+    return req.environ['placement.microversion']
+
+
+def require(req, predicate) -> None:
+    """404 when the route does not exist at the request's version."""
+    if not predicate(version(req)):
+        raise errors.not_found('The resource could not be found.')
+
+
+def json_response(body, status=200, headers=None) -> webob.Response:
+    resp = webob.Response(status=status, content_type='application/json',
+                          charset='utf-8')
+    resp.body = jsonutils.dump_as_bytes(body)
+    for name, value in (headers or {}).items():
+        resp.headers[name] = value
+    return resp
+
+
+def no_content(status=204, headers=None) -> webob.Response:
+    resp = webob.Response(status=status)
+    resp.content_type = None
+    for name, value in (headers or {}).items():
+        resp.headers[name] = value
+    return resp
+
+
+def extract_json(req, schema):
+    """The request body, parsed and validated against ``schema``."""
+    if req.content_type != 'application/json':
+        raise errors.http(webob.exc.HTTPUnsupportedMediaType,
+                          'The media type %s is not supported, use '
+                          'application/json' % (req.content_type or None))
+    try:
+        data = jsonutils.loads(req.body)
+    except ValueError as exc:
+        raise errors.bad_request('Malformed JSON: %s' % exc)
+    try:
+        jsonschema.validate(data, schema,
+                            format_checker=jsonschema.FormatChecker())
+    except jsonschema.ValidationError as exc:
+        raise errors.bad_request('JSON does not validate: %s' % exc.message)
+    return data
+
+
+def provider_or_404(req, uuid) -> dict:
+    return providers.get_provider(context(req), uuid)
+
+
+def provider_links(req, rp, version_) -> list:
+    base = req.script_name + '/resource_providers/' + rp['uuid']
+    links = [{'rel': 'self', 'href': base},
+             {'rel': 'inventories', 'href': base + '/inventories'},
+             {'rel': 'usages', 'href': base + '/usages'}]
+    if mv.allow_aggregates(version_):
+        links.append({'rel': 'aggregates', 'href': base + '/aggregates'})
+    if mv.allow_traits(version_):
+        links.append({'rel': 'traits', 'href': base + '/traits'})
+    if mv.allow_allocations_link(version_):
+        links.append({'rel': 'allocations', 'href': base + '/allocations'})
+    return links

@@ -1,0 +1,175 @@
+"""Parsing of request groups and filters from query strings.
+
+Shared by GET /resource_providers and GET /allocation_candidates. Pure
+functions: they raise :class:`QueryError` (a 400) and never touch the DB.
+"""
+
+import dataclasses
+import re
+
+from placement_stub import microversion as mv
+
+RESOURCE_RE = re.compile(r'^[A-Z0-9_]+$')
+NUMERIC_SUFFIX_RE = re.compile(r'^[1-9][0-9]*$')
+STRING_SUFFIX_RE = re.compile(r'^[a-zA-Z0-9_-]{1,64}$')
+GROUP_PARAMS = ('resources', 'required', 'member_of', 'in_tree')
+
+
+class QueryError(ValueError):
+    """A malformed query parameter; ``code`` is Placement's error code."""
+
+    def __init__(self, detail, code='placement.query.bad_value'):
+        super().__init__(detail)
+        self.code = code
+
+
+@dataclasses.dataclass
+class RequestGroup:
+    """One request group; ``suffix`` is '' for the unsuffixed group."""
+
+    suffix: str = ''
+    resources: dict = dataclasses.field(default_factory=dict)
+    required: list = dataclasses.field(default_factory=list)  # any-of sets
+    forbidden: set = dataclasses.field(default_factory=set)
+    member_of: list = dataclasses.field(default_factory=list)  # any-of sets
+    forbidden_aggs: set = dataclasses.field(default_factory=set)
+    in_tree: str = None
+
+    @property
+    def required_names(self) -> set:
+        return {name for names in self.required for name in names}
+
+
+def parse_resources(value: str) -> dict:
+    """``"VCPU:1,MEMORY_MB:512"`` -> ``{"VCPU": 1, "MEMORY_MB": 512}``."""
+    result = {}
+    for item in value.split(','):
+        name, _, amount = item.strip().partition(':')
+        try:
+            amount = int(amount)
+        except ValueError:
+            amount = 0
+        if not RESOURCE_RE.match(name) or amount < 1 or name in result:
+            raise QueryError(
+                'Badly formed resources parameter. Expected resources query '
+                'string parameter in form: ?resources=VCPU:2,MEMORY_MB:1024. '
+                'Got: %s.' % value)
+        result[name] = amount
+    return result
+
+
+def parse_traits(values, version) -> tuple:
+    """Values of ``required`` -> (list of any-of sets, forbidden set)."""
+    required, forbidden = [], set()
+    for value in values:
+        items = [value] if value.startswith('in:') else value.split(',')
+        for item in items:
+            item = item.strip()
+            if item.startswith('in:'):
+                if not mv.allow_any_traits(version):
+                    raise QueryError('Invalid query string parameters: '
+                                     "'in:' is not supported: %s" % value)
+                names = {n.strip() for n in item[3:].split(',')}
+                if '' in names or any(n.startswith('!') for n in names):
+                    raise QueryError('Invalid trait list: %s' % value)
+                required.append(names)
+            elif item.startswith('!') and mv.allow_forbidden_traits(version):
+                forbidden.add(item[1:])
+            elif item and not item.startswith('!'):
+                required.append({item})
+            else:
+                raise QueryError('Invalid query string parameters: '
+                                 'Expected required parameter value of the '
+                                 'form: HW_CPU_X86_VMX,CUSTOM_MAGIC. Got: '
+                                 '%s' % value)
+    return required, forbidden
+
+
+def parse_member_of(values, version) -> tuple:
+    """Values of ``member_of`` -> (list of any-of sets, forbidden set)."""
+    if len(values) > 1 and not mv.allow_multi_member_of(version):
+        raise QueryError('Multiple member_of parameters are not supported.')
+    any_of, forbidden = [], set()
+    for value in values:
+        negate = value.startswith('!')
+        if negate:
+            if not mv.allow_forbidden_aggregates(version):
+                raise QueryError('Forbidden member_of parameters are not '
+                                 'supported in the specified microversion')
+            value = value[1:]
+        uuids = value[3:] if value.startswith('in:') else value
+        uuids = {u.strip() for u in uuids.split(',')}
+        if not uuids or '' in uuids or not all(_is_uuid(u) for u in uuids):
+            raise QueryError('Invalid query string parameters: Expected '
+                             "'member_of' parameter to contain valid UUID(s)."
+                             ' Got: %s' % value)
+        if negate:
+            forbidden |= uuids
+        else:
+            any_of.append(uuids)
+    return any_of, forbidden
+
+
+_UUID_RE = re.compile(r'^[0-9a-fA-F]{8}-?[0-9a-fA-F]{4}-?[0-9a-fA-F]{4}-?'
+                      r'[0-9a-fA-F]{4}-?[0-9a-fA-F]{12}$')
+
+
+def _is_uuid(value) -> bool:
+    return bool(_UUID_RE.match(value))
+
+
+def split_key(key: str, version) -> tuple:
+    """``"resources_X"`` -> ``("resources", "_X")``; (None, None) if not."""
+    for prefix in GROUP_PARAMS:
+        if key.startswith(prefix):
+            suffix = key[len(prefix):]
+            if not suffix:
+                return prefix, ''
+            pattern = (STRING_SUFFIX_RE if mv.allow_string_suffixes(version)
+                       else NUMERIC_SUFFIX_RE)
+            if mv.allow_granular(version) and pattern.match(suffix):
+                return prefix, suffix
+    return None, None
+
+
+def _fill_group(group, prefix, values, version):
+    if prefix == 'resources':
+        if len(values) > 1:
+            raise QueryError('Query parameter resources%s may only be '
+                             'given once.' % group.suffix,
+                             'placement.query.duplicate_key')
+        group.resources = parse_resources(values[0])
+    elif prefix == 'required':
+        required, forbidden = parse_traits(values, version)
+        group.required += required
+        group.forbidden |= forbidden
+    elif prefix == 'member_of':
+        group.member_of, group.forbidden_aggs = parse_member_of(
+            values, version)
+    elif prefix == 'in_tree':
+        if len(values) > 1 or not _is_uuid(values[0]):
+            raise QueryError('Invalid query string parameters: Expected '
+                             "'in_tree' parameter to be a valid UUID. "
+                             'Got: %s' % values[0])
+        group.in_tree = values[0]
+
+
+def parse_groups(params, version, allowed_globals) -> tuple:
+    """A webob MultiDict -> ({suffix: RequestGroup}, {global: [values]})."""
+    groups, others, seen = {}, {}, set()
+    for key in params.keys():
+        if key in seen:
+            continue
+        seen.add(key)
+        prefix, suffix = split_key(key, version)
+        values = params.getall(key)
+        if prefix is None:
+            if key not in allowed_globals:
+                raise QueryError('Invalid query string parameters: '
+                                 "Additional properties are not allowed "
+                                 "('%s' was unexpected)" % key)
+            others[key] = values
+            continue
+        group = groups.setdefault(suffix, RequestGroup(suffix=suffix))
+        _fill_group(group, prefix, values, version)
+    return groups, others
