@@ -142,6 +142,20 @@ class ArqService:
                  states.BOUND if ok else states.BIND_FAILED)
         self._notifier.notify([self.get(ctx, uuid)])
 
+    def program_deployable(self, uuid, image_uuid):
+        """Program an FPGA deployable synchronously (the admin API)."""
+        dep = inventory.deployable_get(self._db, uuid)
+        host = inventory.deployable_by_rp(self._db, dep['rp_uuid'])
+        try:
+            self._agents.program(host['hostname'], host, image_uuid)
+        except exception.CyborgLiteException:
+            raise
+        except Exception as exc:
+            raise exception.AgentError(host=host['hostname'],
+                                       reason=str(exc).split('\n')[0])
+        inventory.set_bitstream(self._db, host['id'], image_uuid)
+        return inventory.deployable_get(self._db, uuid)
+
     # --- unbind and delete --------------------------------------------
 
     def _undo_host_work(self, uuids):

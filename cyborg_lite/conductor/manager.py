@@ -88,6 +88,10 @@ class ConductorManager:
         return inventory.deployable_get(self._db, uuid)
 
     @oslo_messaging.expected_exceptions(*_EXPECTED)
+    def deployable_program(self, ctx, uuid, image_uuid):
+        return self._arqs.program_deployable(uuid, image_uuid)
+
+    @oslo_messaging.expected_exceptions(*_EXPECTED)
     def attribute_list(self, ctx, filters):
         return inventory.attribute_list(self._db, **filters)
 

@@ -80,6 +80,10 @@ class ConductorAPI:
     def deployable_get(self, ctx, uuid):
         return self._call(ctx, 'deployable_get', uuid=uuid)
 
+    def deployable_program(self, ctx, uuid, image_uuid):
+        return self._call(ctx, 'deployable_program', uuid=uuid,
+                          image_uuid=image_uuid)
+
     def attribute_list(self, ctx, filters):
         return self._call(ctx, 'attribute_list', filters=filters)
 

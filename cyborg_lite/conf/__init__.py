@@ -9,6 +9,8 @@ from oslo_config import cfg
 from oslo_db import options as db_options
 from oslo_log import log
 import oslo_messaging
+from oslo_messaging._metrics import client as metrics_client
+from oslo_messaging._tracing import client as tracing_client
 from oslo_messaging import opts as messaging_opts
 from oslo_policy import opts as policy_opts
 
@@ -34,6 +36,10 @@ def register_opts(conf: cfg.ConfigOpts) -> None:
     # reads them from the ConfigOpts it is given: register them all here.
     for group, opts in messaging_opts.list_opts():
         conf.register_opts(opts, group=group)
+    conf.register_opts(metrics_client.oslo_messaging_metrics,
+                       group='oslo_messaging_metrics')
+    conf.register_opts(tracing_client.oslo_messaging_tracing,
+                       group='oslo_messaging_tracing')
     policy_opts.set_defaults(conf)
 
 

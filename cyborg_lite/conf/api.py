@@ -20,6 +20,9 @@ OPTS = [
                         ('http_basic', 'HTTP basic auth against an '
                                        'htpasswd file')],
                help='How the API authenticates requests.'),
+    cfg.StrOpt('http_basic_auth_user_file',
+               default='/etc/cyborg-lite/htpasswd',
+               help='htpasswd file (bcrypt) for auth_strategy http_basic.'),
     cfg.ListOpt('noauth_default_roles', default=['admin', 'member', 'reader'],
                 help='With noauth, the roles of a request that sends no '
                      'X-Roles header.'),
@@ -29,6 +32,10 @@ OPTS = [
     cfg.ListOpt('service_token_roles', default=['service'],
                 help='Roles of a service token that allow binding, '
                      'unbinding and deleting bound ARQs.'),
+    cfg.StrOpt('healthcheck_disable_file',
+               default='/etc/cyborg-lite/healthcheck_disable',
+               help='While this file exists, /healthcheck answers 503 so '
+                    'that a load balancer drains this API server.'),
     cfg.IntOpt('rpc_timeout', default=30, min=1,
                help='Seconds the API waits for the conductor before it '
                     'answers 503.'),

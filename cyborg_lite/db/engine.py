@@ -112,12 +112,18 @@ def _setup_sqlite(engine) -> None:
         if engine.url.database not in (None, '', ':memory:'):
             dbapi_con.execute('PRAGMA journal_mode = WAL')
 
-    # oslo.db emits a plain BEGIN from its own 'begin' listener unless the
-    # connection is already marked as in a transaction; ours runs first.
-    @sa.event.listens_for(engine, 'begin', insert=True)
-    def _begin_immediate(conn):
-        if conn.get_execution_options().get('cyborg_immediate'):
-            conn.exec_driver_sql('BEGIN IMMEDIATE')
+    # oslo.db emits a plain BEGIN from its own 'begin' listener; replace
+    # it with one that opens writers with BEGIN IMMEDIATE.
+    for listener in list(engine.dispatch.begin):
+        if getattr(listener, '__name__', '') == '_sqlite_emit_begin':
+            sa.event.remove(engine, 'begin', listener)
+
+    @sa.event.listens_for(engine, 'begin')
+    def _begin(conn):
+        if 'in_transaction' not in conn.info:
+            immediate = conn.get_execution_options().get('cyborg_immediate')
+            conn.exec_driver_sql('BEGIN IMMEDIATE' if immediate
+                                 else 'BEGIN')
             conn.info['in_transaction'] = True
 
 

@@ -1,0 +1,58 @@
+"""Server side of the agent RPC API: the host work of a bind.
+
+The version history is in :mod:`cyborg_lite.agent.rpcapi`. Every write to
+the host goes through :class:`~cyborg_lite.agent.sysfs.Sysfs` or a
+driver's ``program``, both rooted at configurable paths so tests can run
+them against fixture trees.
+"""
+
+import logging
+import os
+
+import oslo_messaging
+
+from cyborg_lite.agent import rpcapi
+from cyborg_lite.agent.drivers import base
+
+LOG = logging.getLogger(__name__)
+
+
+def _pci_address(info: dict) -> str:
+    return '%s:%s:%s.%s' % (info['domain'], info['bus'], info['device'],
+                            info['function'])
+
+
+class AgentManager:
+    target = oslo_messaging.Target(version=rpcapi.RPC_API_VERSION)
+
+    def __init__(self, conf, sysfs, drivers):
+        self._conf = conf
+        self._sysfs = sysfs
+        self._drivers = {d.name: d for d in drivers}
+
+    def create_mdev(self, ctx, handle):
+        info = handle['attach_info']
+        address = _pci_address(info)
+        LOG.info('Creating mdev %s of type %s on %s', handle['uuid'],
+                 info['asked_type'], address)
+        self._sysfs.create_mdev(address, info['asked_type'], handle['uuid'])
+
+    def remove_mdev(self, ctx, handle):
+        info = handle['attach_info']
+        removed = self._sysfs.remove_mdev(handle['uuid'],
+                                          _pci_address(info),
+                                          info.get('asked_type'))
+        LOG.info('Removing mdev %s: %s', handle['uuid'],
+                 'done' if removed else 'it did not exist')
+        return removed
+
+    def program(self, ctx, deployable, bitstream_id):
+        driver = self._drivers.get(deployable.get('driver_name'))
+        if driver is None:
+            raise base.ProgramError('no enabled driver %r can program %s'
+                                    % (deployable.get('driver_name'),
+                                       deployable.get('name')))
+        path = os.path.join(self._conf.agent.bitstream_dir, bitstream_id)
+        LOG.info('Programming %s with %s', deployable.get('name'), path)
+        driver.program(deployable['controlpath_info'], path)
+        return True

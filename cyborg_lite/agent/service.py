@@ -1,0 +1,98 @@
+"""The agent service of one host: an RPC server for bind-time host work
+and a loop that reports the host's devices to the conductor.
+
+The first report goes out right after the RPC server starts; later ones
+every ``[agent] report_interval`` seconds plus a random jitter, so that a
+fleet restarted at once does not report in step.
+"""
+
+import logging
+import random
+import signal
+import threading
+
+from cyborg_lite import context
+from cyborg_lite import model
+from cyborg_lite import rpc
+from cyborg_lite.agent import discover
+from cyborg_lite.agent import manager
+from cyborg_lite.agent.drivers import base
+from cyborg_lite.agent.sysfs import Sysfs
+from cyborg_lite.conductor import rpcapi as conductor_rpcapi
+
+LOG = logging.getLogger(__name__)
+
+
+class AgentService:
+    def __init__(self, conf, transport, hostname=None, sysfs=None,
+                 drivers=None):
+        self.conf = conf
+        self.transport = transport
+        self.hostname = hostname or base.host_name(conf)
+        self.sysfs = sysfs or Sysfs.from_conf(conf)
+        self.drivers = (drivers if drivers is not None else
+                        base.load_drivers(conf, self.sysfs, self.hostname))
+        self.conductor = conductor_rpcapi.ConductorAPI(conf, transport)
+        self.manager = manager.AgentManager(conf, self.sysfs, self.drivers)
+        self._server = None
+        self._stop = threading.Event()
+        self._thread = None
+
+    def discover(self):
+        devices = []
+        for driver in self.drivers:
+            devices.extend(driver.discover())
+        return devices
+
+    def report(self):
+        """Discover and send one report; returns the conductor's summary."""
+        devices = self.discover()
+        return self.conductor.report_devices(
+            context.RequestContext.admin(), self.hostname,
+            [d.to_dict() for d in devices], model.report_digest(devices))
+
+    def start(self, report_loop=True):
+        self._server = rpc.get_server(self.transport, self.conf.agent.topic,
+                                      self.hostname, [self.manager])
+        self._server.start()
+        self.report()
+        if report_loop:
+            self._thread = threading.Thread(target=self._loop, daemon=True,
+                                            name='report-%s' % self.hostname)
+            self._thread.start()
+        LOG.info('Agent %s started with drivers %s', self.hostname,
+                 ', '.join(d.name for d in self.drivers))
+
+    def _loop(self):
+        interval = self.conf.agent.report_interval
+        while not self._stop.wait(
+                interval * (1 + random.uniform(
+                    0, self.conf.agent.report_jitter))):
+            try:
+                self.report()
+            except Exception:
+                LOG.exception('Report of %s failed', self.hostname)
+
+    def stop(self):
+        self._stop.set()
+        if self._server is not None:
+            self._server.stop()
+            self._server.wait()
+            self._server = None
+        if self._thread is not None:
+            self._thread.join(timeout=5)
+
+
+def run(conf):
+    """Run one agent until SIGTERM or SIGINT (``cyborg-lite-agent``)."""
+    service = AgentService(conf, rpc.get_transport(conf))
+    service.start()
+    stopped = threading.Event()
+    for sig in (signal.SIGTERM, signal.SIGINT):
+        signal.signal(sig, lambda *a: stopped.set())
+    stopped.wait()
+    service.stop()
+    return 0
+
+
+__all__ = ['AgentService', 'run', 'discover']

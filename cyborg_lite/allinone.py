@@ -1,0 +1,106 @@
+"""Everything in one process, on embedded defaults.
+
+:class:`AllInOne` runs the API (threaded WSGI server), one conductor and
+one agent per simulated host, talking over oslo.messaging's in-process
+transport (``kombu+memory:////``) and storing data in a SQLite file. It
+backs ``cyborg-lite-allinone`` and the functional tests.
+"""
+
+import logging
+import os
+import uuid
+
+from cyborg_lite import conf as cl_conf
+from cyborg_lite import rpc
+from cyborg_lite.agent import service as agent_service
+from cyborg_lite.api import app as api_app
+from cyborg_lite.conductor import service as conductor_service
+from cyborg_lite.db import engine
+from cyborg_lite.db import migration
+from cyborg_lite.wsgi_server import WSGIServer
+
+LOG = logging.getLogger(__name__)
+
+MEMORY_TRANSPORT = 'kombu+memory:////'
+
+
+def default_overrides(state_dir, unique_topics=False):
+    """The embedded defaults: SQLite under ``state_dir``, in-process
+    messaging, noauth."""
+    overrides = {
+        (None, 'state_path'): state_dir,
+        (None, 'transport_url'): MEMORY_TRANSPORT,
+        ('database', 'connection'): 'sqlite:///' + os.path.join(
+            state_dir, 'cyborg_lite.sqlite'),
+        ('api', 'auth_strategy'): 'noauth',
+        ('agent', 'enabled_drivers'): ['fake'],
+    }
+    if unique_topics:
+        # Several stacks may share one process (tests): keep apart.
+        suffix = uuid.uuid4().hex[:8]
+        overrides[('conductor', 'topic')] = 'cyborg-lite-conductor-' + suffix
+        overrides[('agent', 'topic')] = 'cyborg-lite-agent-' + suffix
+    return overrides
+
+
+def host_names(count):
+    return ['compute%d.cyborg-lite.test' % i for i in range(1, count + 1)]
+
+
+class AllInOne:
+    """The API, a conductor and N agents; :meth:`start`, :meth:`stop`."""
+
+    def __init__(self, state_dir, api_port=0, hosts=1, overrides=None,
+                 unique_topics=False, api_host='127.0.0.1'):
+        os.makedirs(state_dir, exist_ok=True)
+        options = default_overrides(state_dir, unique_topics)
+        options.update(overrides or {})
+        self.conf = cl_conf.build_conf(overrides=options)
+        self.hostnames = host_names(hosts)
+        self.api_host = api_host
+        self.api_port = api_port
+        self.db = None
+        self.transport = None
+        self.conductor = None
+        self.agents = []
+        self.api_server = None
+
+    @property
+    def url(self):
+        return self.api_server.url
+
+    def start(self):
+        self.db = engine.Database(self.conf)
+        migration.upgrade(self.db)
+        self.transport = rpc.get_transport(self.conf)
+        self.conductor = conductor_service.ConductorService(
+            self.conf, self.transport, db=self.db)
+        self.conductor.start()
+        for hostname in self.hostnames:
+            agent = agent_service.AgentService(self.conf, self.transport,
+                                               hostname=hostname)
+            agent.start()
+            self.agents.append(agent)
+        app = api_app.setup_app(self.conf, self.transport)
+        self.api_server = WSGIServer(app, self.api_host,
+                                     self.api_port).start()
+        LOG.info('cyborg-lite API at %s', self.url)
+        return self
+
+    def stop(self):
+        if self.api_server is not None:
+            self.api_server.stop()
+        for agent in self.agents:
+            agent.stop()
+        if self.conductor is not None:
+            self.conductor.stop()
+        if self.transport is not None:
+            self.transport.cleanup()
+        if self.db is not None:
+            self.db.dispose()
+
+    def __enter__(self):
+        return self.start()
+
+    def __exit__(self, *exc):
+        self.stop()

@@ -1,0 +1,77 @@
+"""The API WSGI application, composed in code.
+
+From the outside in:
+
+1. ``ErrorEnvelopeMiddleware``: any error that escapes, and Pecan's own
+   404/405, leaves in Cyborg's error envelope, never as HTML or a
+   traceback.
+2. ``RequestId`` (oslo.middleware): an ``x-openstack-request-id``.
+3. ``HealthcheckMiddleware`` (oslo.middleware): ``/healthcheck``.
+4. ``RequestBodySizeLimiter`` (oslo.middleware): 413 for big bodies.
+5. ``MicroversionMiddleware``: 406 out of range; version headers.
+6. Authentication (:mod:`cyborg_lite.api.auth`), which puts the caller's
+   context in the environ.
+7. The Pecan app; :class:`~cyborg_lite.api.hooks.ServicesHook` hands it
+   the conductor client, the policy enforcer and the config.
+
+The API never touches the database: every read and write is an RPC call.
+"""
+
+import pecan
+from oslo_middleware import healthcheck
+from oslo_middleware import request_id
+from oslo_middleware import sizelimit
+
+from cyborg_lite import policies
+from cyborg_lite import rpc
+from cyborg_lite.api import auth
+from cyborg_lite.api import errors
+from cyborg_lite.api import hooks
+from cyborg_lite.conductor import rpcapi
+
+
+def build_pecan_app(conf, conductor):
+    return pecan.make_app(
+        'cyborg_lite.api.controllers.root.RootController',
+        hooks=[hooks.ServicesHook(conf, conductor,
+                                  policies.get_enforcer(conf))],
+        force_canonical=False,
+        guess_content_type_from_ext=False,
+        debug=False)
+
+
+def setup_app(conf, transport=None, conductor=None):
+    """The API as a WSGI app, talking to the conductor over ``transport``
+    (or through a given ``conductor`` client)."""
+    if conductor is None:
+        transport = transport or rpc.get_transport(conf)
+        conductor = rpcapi.ConductorAPI(conf, transport,
+                                        timeout=conf.api.rpc_timeout)
+    app = build_pecan_app(conf, conductor)
+    app = auth.wrap(app, conf)
+    app = hooks.MicroversionMiddleware(app)
+    app = sizelimit.RequestBodySizeLimiter(app, conf)
+    # The limiter registers [oslo_middleware] on our conf; [api] owns it.
+    conf.set_override('max_request_body_size',
+                      conf.api.max_request_body_size,
+                      group='oslo_middleware')
+    app = HealthcheckRouter(app, healthcheck.Healthcheck.app_factory(
+        {}, backends='disable_by_file',
+        disable_by_file_path=conf.api.healthcheck_disable_file))
+    app = request_id.RequestId(app)
+    return errors.ErrorEnvelopeMiddleware(app)
+
+
+class HealthcheckRouter:
+    """Sends ``/healthcheck`` to oslo.middleware's health check app."""
+
+    PATH = '/healthcheck'
+
+    def __init__(self, app, healthcheck_app):
+        self.app = app
+        self.healthcheck_app = healthcheck_app
+
+    def __call__(self, environ, start_response):
+        if environ.get('PATH_INFO', '').rstrip('/') == self.PATH:
+            return self.healthcheck_app(environ, start_response)
+        return self.app(environ, start_response)

@@ -1,0 +1,42 @@
+"""The root of the API: version discovery and the optional /v2 prefix.
+
+Upstream routes ``/accelerator_requests`` and ``/v2/accelerator_requests``
+to the same handler; :meth:`RootController._lookup` does the same.
+"""
+
+import pecan
+
+from cyborg_lite.api import views
+from cyborg_lite.api.controllers.v2 import accelerator_requests
+from cyborg_lite.api.controllers.v2 import device_profiles
+from cyborg_lite.api.controllers.v2 import inventory
+
+
+class V2Controller:
+    accelerator_requests = (
+        accelerator_requests.AcceleratorRequestsController())
+    device_profiles = device_profiles.DeviceProfilesController()
+    devices = inventory.DevicesController()
+    deployables = inventory.DeployablesController()
+    attributes = inventory.AttributesController()
+
+    @pecan.expose('json')
+    def index(self):
+        return views.version_document(
+            views.base_url(pecan.request, pecan.request.conf),
+            with_root=False)
+
+
+class RootController:
+    v2 = V2Controller()
+
+    @pecan.expose('json')
+    def index(self):
+        return views.version_document(
+            views.base_url(pecan.request, pecan.request.conf))
+
+    @pecan.expose()
+    def _lookup(self, collection, *remainder):
+        if hasattr(V2Controller, collection):
+            return self.v2, (collection,) + remainder
+        pecan.abort(404)

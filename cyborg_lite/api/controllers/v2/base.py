@@ -1,0 +1,32 @@
+"""Small helpers every v2 controller uses."""
+
+import pecan
+
+from cyborg_lite import policies
+from cyborg_lite.api import views
+
+
+def authorize(rule):
+    """Check a policy rule for the current caller; returns its context."""
+    ctx = pecan.request.ctx
+    policies.authorize(pecan.request.enforcer, rule, ctx)
+    return ctx
+
+
+def base_url():
+    return views.base_url(pecan.request, pecan.request.conf)
+
+
+def set_status(status):
+    """Pecan's ``expose(status_code=...)`` is ignored: set it here."""
+    pecan.response.status = status
+
+
+def no_content():
+    pecan.response.status = 204
+    pecan.response.content_type = None
+    return ''
+
+
+def query(name, default=None):
+    return pecan.request.GET.get(name, default)

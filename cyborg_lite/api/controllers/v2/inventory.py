@@ -1,0 +1,149 @@
+"""/v2/devices, /v2/deployables and /v2/attributes: the hardware
+inventory that agents report, for administrators."""
+
+import re
+
+import pecan
+from pecan import rest
+
+from cyborg_lite import exception
+from cyborg_lite import model
+from cyborg_lite.api import validation
+from cyborg_lite.api import views
+from cyborg_lite.api.controllers.v2 import base
+from cyborg_lite.api.schemas import attributes as schemas
+
+_FILTER_RE = re.compile(r'^filters(?:\[(\d+)\])?\.(field|value)$')
+# Upstream's accepted filter fields; only ``name`` maps to a column.
+_FILTER_FIELDS = frozenset({'parent_uuid', 'root_uuid', 'board',
+                            'availability', 'interface_type',
+                            'instance_uuid', 'limit', 'marker', 'sort_key',
+                            'sort_dir', 'name'})
+
+
+def _deployable_filters():
+    """Upstream's ``filters.field=X&filters.value=Y`` query, also indexed
+    as ``filters[0].field``."""
+    pairs = {}
+    for key, value in pecan.request.GET.items():
+        match = _FILTER_RE.match(key)
+        if match:
+            pairs.setdefault(match.group(1) or '', {})[match.group(2)] = value
+    filters = {}
+    for pair in pairs.values():
+        field = pair.get('field')
+        if field not in _FILTER_FIELDS or 'value' not in pair:
+            raise exception.Invalid(reason='Bad deployable filter %r.' % (
+                str(field)[:64],))
+        if field == 'name':
+            filters['name'] = pair['value']
+    return filters
+
+
+class DevicesController(rest.RestController):
+    _custom_actions = {'enable': ['POST'], 'disable': ['POST']}
+
+    @pecan.expose('json')
+    def get_all(self, **kwargs):
+        ctx = base.authorize('cyborg:device:get_all')
+        filters = {k: base.query(k) for k in ('type', 'vendor', 'hostname')
+                   if base.query(k) is not None}
+        items = pecan.request.conductor.device_list(ctx, filters)
+        url, version = base.base_url(), pecan.request.version
+        return {'devices': [views.device(url, d, version) for d in items]}
+
+    @pecan.expose('json')
+    def get_one(self, uuid, **kwargs):
+        ctx = base.authorize('cyborg:device:get_one')
+        device = pecan.request.conductor.device_get(ctx, uuid)
+        return views.device(base.base_url(), device, pecan.request.version)
+
+    def _set_status(self, uuid, rule, status):
+        ctx = base.authorize(rule)
+        pecan.request.conductor.device_set_status(ctx, uuid, status)
+        base.set_status(200)
+        pecan.response.content_type = None
+        return ''
+
+    @pecan.expose()
+    def enable(self, uuid, **kwargs):
+        return self._set_status(uuid, 'cyborg:device:enable',
+                                model.DeviceStatus.ENABLED.value)
+
+    @pecan.expose()
+    def disable(self, uuid, **kwargs):
+        return self._set_status(uuid, 'cyborg:device:disable',
+                                model.DeviceStatus.MAINTAINING.value)
+
+
+class DeployablesController(rest.RestController):
+
+    @pecan.expose('json')
+    def get_all(self, **kwargs):
+        ctx = base.authorize('cyborg:deployable:get_all')
+        items = pecan.request.conductor.deployable_list(
+            ctx, _deployable_filters())
+        url = base.base_url()
+        return {'deployables': [views.deployable(url, d) for d in items]}
+
+    @pecan.expose('json')
+    def get_one(self, uuid, **kwargs):
+        ctx = base.authorize('cyborg:deployable:get_one')
+        validation.uuid_param(uuid, 'deployable uuid')
+        return views.deployable(
+            base.base_url(), pecan.request.conductor.deployable_get(ctx,
+                                                                    uuid))
+
+    @pecan.expose('json')
+    def patch(self, uuid, action=None, **kwargs):
+        if action != 'program':
+            raise exception.NotFound('Only /deployables/{uuid}/program '
+                                     'can be patched.')
+        ctx = base.authorize('cyborg:deployable:program')
+        validation.uuid_param(uuid, 'deployable uuid')
+        body = validation.validate(validation.json_body(pecan.request),
+                                   schemas.PATCH_PROGRAM_SCHEMA_V2_0)
+        image = body[0]['value'][0]['image_uuid']
+        dep = pecan.request.conductor.deployable_program(ctx, uuid, image)
+        return views.deployable(base.base_url(), dep)
+
+
+class AttributesController(rest.RestController):
+
+    @pecan.expose('json')
+    def get_all(self, **kwargs):
+        ctx = base.authorize('cyborg:attribute:get_all')
+        filters = {}
+        if base.query('key') is not None:
+            filters['key'] = base.query('key')
+        if base.query('deployable_id') is not None:
+            try:
+                filters['deployable_id'] = int(base.query('deployable_id'))
+            except ValueError:
+                raise exception.Invalid(reason='deployable_id must be an '
+                                               'integer.')
+        items = pecan.request.conductor.attribute_list(ctx, filters)
+        url = base.base_url()
+        return {'attributes': [views.attribute(url, a) for a in items]}
+
+    @pecan.expose('json')
+    def get_one(self, uuid, **kwargs):
+        ctx = base.authorize('cyborg:attribute:get_one')
+        return views.attribute(
+            base.base_url(), pecan.request.conductor.attribute_get(ctx,
+                                                                   uuid))
+
+    @pecan.expose('json')
+    def post(self, **kwargs):
+        ctx = base.authorize('cyborg:attribute:create')
+        body = validation.validate(validation.json_body(pecan.request),
+                                   schemas.POST_ATTRIBUTE_SCHEMA_V2_0)
+        attr = pecan.request.conductor.attribute_create(ctx, body)
+        base.set_status(201)
+        return views.attribute(base.base_url(), attr)
+
+    @pecan.expose()
+    def delete(self, uuid, **kwargs):
+        ctx = base.authorize('cyborg:attribute:delete')
+        pecan.request.conductor.attribute_delete(ctx, uuid)
+        return base.no_content()

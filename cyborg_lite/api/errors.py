@@ -1,0 +1,113 @@
+"""From exceptions to HTTP: one status table and Cyborg's error envelope.
+
+Errors keep upstream's double-encoded envelope, which openstacksdk
+parses::
+
+    {"error_message": "{\"faultcode\": \"Client\", \"faultstring\": \"...\",
+                        \"debuginfo\": null}"}
+
+:class:`ErrorEnvelopeMiddleware` wraps any error that left the app in
+another shape (Pecan's own 404 and 405, a 413) the same way, so a client
+never sees HTML or a traceback.
+"""
+
+import json
+import logging
+
+import oslo_messaging
+import webob
+import webob.exc
+
+from cyborg_lite import exception
+
+LOG = logging.getLogger(__name__)
+
+# Domain exception base class -> HTTP status. First match wins.
+STATUS_BY_EXCEPTION = (
+    (exception.Invalid, 400),
+    (exception.Forbidden, 403),
+    (exception.NotFound, 404),
+    (exception.NotAcceptable, 406),
+    (exception.Conflict, 409),
+    (exception.Locked, 423),
+    (exception.ServiceUnavailable, 503),
+    (exception.AgentError, 502),
+)
+
+# Messaging failures mean the conductor or the broker is unreachable.
+UNAVAILABLE = (oslo_messaging.MessagingTimeout,
+               oslo_messaging.MessageDeliveryFailure,
+               oslo_messaging.MessagingException)
+
+
+def envelope(status: int, message: str) -> bytes:
+    fault = {'faultcode': 'Client' if status < 500 else 'Server',
+             'faultstring': message, 'debuginfo': None}
+    return json.dumps({'error_message': json.dumps(fault)}).encode()
+
+
+def error_response(status: int, message: str, headers=()) -> webob.Response:
+    resp = webob.Response(status=status, body=envelope(status, message),
+                          content_type='application/json', charset=None)
+    for name, value in headers:
+        resp.headers[name] = value
+    return resp
+
+
+def status_and_message(exc: Exception) -> tuple[int, str]:
+    """The HTTP status and client-safe message for any exception."""
+    if isinstance(exc, exception.CyborgLiteException):
+        for cls, status in STATUS_BY_EXCEPTION:
+            if isinstance(exc, cls):
+                return status, exc.message
+        return 500, exc.message
+    if isinstance(exc, webob.exc.HTTPException):
+        return exc.code, exc.explanation or exc.title
+    if isinstance(exc, UNAVAILABLE):
+        return 503, ('The accelerator service is temporarily unavailable '
+                     '(%s). Try again later.' % type(exc).__name__)
+    LOG.exception('Unexpected error')
+    return 500, 'An unexpected error occurred; see the service log.'
+
+
+class ErrorEnvelopeMiddleware:
+    """Wraps every non-JSON error response in the error envelope."""
+
+    def __init__(self, app):
+        self.app = app
+
+    def __call__(self, environ, start_response):
+        req = webob.Request(environ)
+        try:
+            resp = req.get_response(self.app)
+        except Exception as exc:
+            status, message = status_and_message(exc)
+            resp = error_response(status, message)
+        if resp.status_int >= 400 and not _is_envelope(resp):
+            message = _plain_message(resp)
+            wrapped = error_response(resp.status_int, message)
+            for name in ('WWW-Authenticate', 'Allow'):
+                if name in resp.headers:
+                    wrapped.headers[name] = resp.headers[name]
+            resp = wrapped
+        return resp(environ, start_response)
+
+
+def _is_envelope(resp) -> bool:
+    if resp.content_type != 'application/json':
+        return False
+    try:
+        return 'error_message' in json.loads(resp.body)
+    except (ValueError, TypeError):
+        return False
+
+
+def _plain_message(resp) -> str:
+    if resp.content_type == 'application/json':
+        try:
+            body = json.loads(resp.body)
+            if isinstance(body, dict) and body.get('error'):
+                return str(body['error'].get('message', body['error']))
+        except ValueError:
+            pass
+    return resp.status.split(' ', 1)[-1]

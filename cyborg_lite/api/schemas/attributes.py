@@ -1,0 +1,37 @@
+"""Request bodies of /v2/attributes and /v2/deployables/{uuid}/program."""
+
+POST_ATTRIBUTE_SCHEMA_V2_0 = {
+    'type': 'object',
+    'properties': {
+        'deployable_id': {'type': 'integer', 'minimum': 1},
+        'key': {'type': 'string', 'minLength': 1, 'maxLength': 255},
+        'value': {'type': 'string', 'maxLength': 255},
+    },
+    'required': ['deployable_id', 'key', 'value'],
+    'additionalProperties': False,
+}
+
+PATCH_PROGRAM_SCHEMA_V2_0 = {
+    'type': 'array',
+    'minItems': 1,
+    'maxItems': 1,
+    'items': {
+        'type': 'object',
+        'properties': {
+            'op': {'enum': ['replace']},
+            'path': {'enum': ['/program']},
+            'value': {
+                'type': 'array', 'minItems': 1, 'maxItems': 1,
+                'items': {
+                    'type': 'object',
+                    'properties': {'image_uuid': {'type': 'string',
+                                                  'format': 'uuid'}},
+                    'required': ['image_uuid'],
+                    'additionalProperties': False,
+                },
+            },
+        },
+        'required': ['op', 'path', 'value'],
+        'additionalProperties': False,
+    },
+}
