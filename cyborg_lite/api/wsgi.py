@@ -1,0 +1,42 @@
+"""WSGI entry point for gunicorn or uwsgi::
+
+    gunicorn -w 2 'cyborg_lite.api.wsgi:application'
+
+The config files come from ``CYBORG_LITE_CONFIG_FILES`` (comma-separated;
+default ``/etc/cyborg-lite/cyborg-lite.conf`` when it exists). The app is
+built on first use, in each worker, after the fork.
+"""
+
+import os
+import threading
+
+from cyborg_lite.api import app
+from cyborg_lite.cmd import common
+
+DEFAULT_CONFIG = '/etc/cyborg-lite/cyborg-lite.conf'
+_lock = threading.Lock()
+_app = None
+
+
+def _config_args():
+    files = os.environ.get('CYBORG_LITE_CONFIG_FILES')
+    if files:
+        paths = [f for f in files.split(',') if f]
+    else:
+        paths = [DEFAULT_CONFIG] if os.path.exists(DEFAULT_CONFIG) else []
+    args = []
+    for path in paths:
+        args += ['--config-file', path]
+    return args
+
+
+def _get_app():
+    global _app
+    with _lock:
+        if _app is None:
+            _app = app.setup_app(common.setup(_config_args()))
+    return _app
+
+
+def application(environ, start_response):
+    return _get_app()(environ, start_response)

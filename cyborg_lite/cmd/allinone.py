@@ -1,0 +1,64 @@
+"""``cyborg-lite-allinone``: every service in one process, on embedded
+defaults (SQLite, in-process messaging, noauth, simulated hosts).
+
+It prints the API's endpoint URL and serves until interrupted; with
+``--demo`` it walks an ARQ through its life over HTTP and exits.
+"""
+
+import argparse
+import os
+import signal
+import sys
+import threading
+
+from cyborg_lite import allinone
+from cyborg_lite import demo
+from cyborg_lite.cmd import common
+
+
+def parse_args(argv):
+    parser = argparse.ArgumentParser(
+        prog='cyborg-lite-allinone',
+        description='Run cyborg-lite in one process on embedded defaults.')
+    parser.add_argument('--api-port', type=int, default=6666,
+                        help='port of the API (0 picks a free one)')
+    parser.add_argument('--api-host', default='127.0.0.1')
+    parser.add_argument('--state-dir',
+                        default=os.path.join(os.getcwd(), 'state'),
+                        help='where the SQLite file and the log go')
+    parser.add_argument('--hosts', type=int, default=1,
+                        help='simulated compute hosts, one agent each')
+    parser.add_argument('--demo', action='store_true',
+                        help='play an ARQ lifecycle, print it, and exit')
+    parser.add_argument('--debug', action='store_true')
+    return parser.parse_args(argv)
+
+
+def main(argv=None):
+    args = parse_args(sys.argv[1:] if argv is None else argv)
+    common.quiet_libraries()
+    os.makedirs(args.state_dir, exist_ok=True)
+    log_file = os.path.join(args.state_dir, 'cyborg-lite.log')
+    overrides = {(None, 'log_file'): log_file, (None, 'debug'): args.debug}
+    stack = allinone.AllInOne(args.state_dir, api_port=args.api_port,
+                              hosts=args.hosts, api_host=args.api_host,
+                              overrides=overrides)
+    common.setup_logging(stack.conf)
+    stack.start()
+    print('cyborg-lite API: %s/v2  (log: %s)' % (stack.url, log_file),
+          flush=True)
+    try:
+        if args.demo:
+            ok = demo.Demo(stack.url, stack.hostnames[0]).run()
+            return 0 if ok else 1
+        stopped = threading.Event()
+        for sig in (signal.SIGTERM, signal.SIGINT):
+            signal.signal(sig, lambda *a: stopped.set())
+        stopped.wait()
+        return 0
+    finally:
+        stack.stop()
+
+
+if __name__ == '__main__':
+    sys.exit(main())

@@ -1,0 +1,31 @@
+"""What every console script does first: config and logging."""
+
+import logging
+import warnings
+
+from oslo_log import log
+
+from cyborg_lite import conf as cl_conf
+
+
+def setup(argv, description=None, overrides=None):
+    """Parse ``argv`` (``--config-file``, ``--config-dir`` and oslo.log
+    options) into a fresh ConfigOpts and set up logging."""
+    conf = cl_conf.build_conf(args=argv, overrides=overrides)
+    setup_logging(conf)
+    return conf
+
+
+def setup_logging(conf):
+    log.setup(conf, 'cyborg-lite')
+    quiet_libraries()
+
+
+def quiet_libraries():
+    """Keep library chatter (eventlet deprecation, kombu's memory
+    transport) out of operators' terminals."""
+    warnings.filterwarnings('ignore', category=DeprecationWarning)
+    warnings.filterwarnings('ignore', module='eventlet')
+    for name in ('kombu', 'oslo.messaging._drivers.impl_rabbit', 'stevedore',
+                 'oslo_policy'):
+        logging.getLogger(name).setLevel(logging.ERROR)

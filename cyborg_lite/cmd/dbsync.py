@@ -1,0 +1,36 @@
+"""``cyborg-lite-dbsync``: database schema upgrade, version and stamp."""
+
+import argparse
+import sys
+
+from cyborg_lite.cmd import common
+from cyborg_lite.db import engine
+from cyborg_lite.db import migration
+
+
+def main(argv=None):
+    argv = sys.argv[1:] if argv is None else argv
+    parser = argparse.ArgumentParser(prog='cyborg-lite-dbsync')
+    sub = parser.add_subparsers(dest='command', required=True)
+    up = sub.add_parser('upgrade', help='upgrade the schema')
+    up.add_argument('revision', nargs='?', default='head')
+    sub.add_parser('version', help='print the schema revision')
+    st = sub.add_parser('stamp', help='record a revision without '
+                                      'running migrations')
+    st.add_argument('revision', nargs='?', default='head')
+    args, rest = parser.parse_known_args(argv)
+    conf = common.setup(rest)
+    db = engine.Database(conf)
+    if args.command == 'upgrade':
+        migration.upgrade(db, args.revision)
+        print('Database is at %s' % migration.version(db))
+    elif args.command == 'stamp':
+        migration.stamp(db, args.revision)
+        print('Database stamped at %s' % migration.version(db))
+    else:
+        print(migration.version(db) or 'None')
+    return 0
+
+
+if __name__ == '__main__':
+    sys.exit(main())
