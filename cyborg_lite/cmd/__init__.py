@@ -7,4 +7,4 @@ warning from operators.
 
 import warnings
 
-warnings.filterwarnings('ignore', message='.*Eventlet is deprecated.*')
+warnings.filterwarnings('ignore', module='oslo_service')

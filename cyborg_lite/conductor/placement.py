@@ -1,0 +1,155 @@
+"""The Placement client used by cyborg-lite's conductor and agent.
+
+One class over a keystoneauth1 Adapter (service type ``placement``),
+written against the Placement API itself, so it works with real Placement
+as well as with ``placement_stub``. Writes are skipped when Placement
+already holds the wanted state, and the client counts its calls
+(``calls_read``, ``calls_write``) so that tests can assert that an
+unchanged report costs no writes. Generation conflicts (409
+``placement.concurrent_update``) are retried with fresh data.
+"""
+
+import logging
+from typing import Iterable, Optional
+
+from keystoneauth1 import exceptions as ks_exc
+from keystoneauth1 import loading as ks_loading
+
+LOG = logging.getLogger(__name__)
+
+# 1.14 nested providers, 1.20 POST returns the provider, 1.26 reserved
+# may equal total.
+API_VERSION = '1.26'
+CONCURRENT_UPDATE = 'placement.concurrent_update'
+STANDARD_RESOURCE_CLASSES = frozenset((
+    'VCPU', 'MEMORY_MB', 'DISK_GB', 'PCI_DEVICE', 'SRIOV_NET_VF',
+    'NUMA_SOCKET', 'NUMA_CORE', 'NUMA_THREAD', 'NUMA_MEMORY_MB',
+    'IPV4_ADDRESS', 'VGPU', 'VGPU_DISPLAY_HEAD', 'PCPU', 'FPGA', 'PGPU',
+    'MEM_ENCRYPTION_CONTEXT', 'NET_BW_EGR_KILOBIT_PER_SEC',
+    'NET_BW_IGR_KILOBIT_PER_SEC'))
+
+
+class PlacementError(Exception):
+    """A Placement call failed: ``status`` (None: no answer), ``code``."""
+
+    def __init__(self, status: Optional[int], message: str,
+                 code: Optional[str] = None):
+        super().__init__('Placement error %s: %s' % (status, message))
+        self.status = status
+        self.message = message
+        self.code = code
+
+
+def get_adapter(conf, group: str = 'placement'):
+    """A keystoneauth1 Adapter from the ``[placement]`` options of conf."""
+    auth = ks_loading.load_auth_from_conf_options(conf, group)
+    session = ks_loading.load_session_from_conf_options(conf, group,
+                                                        auth=auth)
+    return ks_loading.load_adapter_from_conf_options(
+        conf, group, session=session, auth=auth)
+
+
+def get_client(conf, group: str = 'placement') -> 'PlacementClient':
+    return PlacementClient(get_adapter(conf, group))
+
+
+def _error_of(resp) -> tuple:
+    try:
+        error = resp.json()['errors'][0]
+        return error.get('detail', resp.text), error.get('code')
+    except (ValueError, KeyError, IndexError, TypeError):
+        return resp.text, None
+
+
+class PlacementClient:
+    """Placement calls the conductor and agent need."""
+
+    def __init__(self, adapter, retries: int = 3):
+        self._adapter = adapter
+        self.retries = retries
+        self.calls_read = 0
+        self.calls_write = 0
+        self._known_classes = set(STANDARD_RESOURCE_CLASSES)
+        self._known_traits = set()
+
+    # -- transport -----------------------------------------------------
+
+    def _call(self, method: str, url: str, body=None, ok=(200,)):
+        """One request; returns the response, raises PlacementError."""
+        if method == 'GET':
+            self.calls_read += 1
+        else:
+            self.calls_write += 1
+        kwargs = {'microversion': API_VERSION, 'raise_exc': False}
+        if body is not None:
+            kwargs['json'] = body
+        try:
+            resp = self._adapter.request(url, method, **kwargs)
+        except ks_exc.ClientException as exc:
+            raise PlacementError(None, str(exc))
+        if resp.status_code not in ok:
+            message, code = _error_of(resp)
+            raise PlacementError(resp.status_code, message, code)
+        return resp
+
+    def _retrying(self, attempt):
+        """Run ``attempt()`` again on generation conflicts."""
+        for tries_left in range(self.retries, -1, -1):
+            try:
+                return attempt()
+            except PlacementError as exc:
+                if exc.code != CONCURRENT_UPDATE or not tries_left:
+                    raise
+                LOG.debug('placement generation conflict, retrying')
+
+    # -- providers -----------------------------------------------------
+
+    def get_provider(self, uuid: str) -> Optional[dict]:
+        """``GET /resource_providers/{uuid}``; None when absent.
+
+        Returns ``{"uuid", "name", "generation", "parent_provider_uuid",
+        "root_provider_uuid", "links": [...]}``.
+        """
+        resp = self._call('GET', '/resource_providers/%s' % uuid,
+                          ok=(200, 404))
+        return resp.json() if resp.status_code == 200 else None
+
+    def get_provider_by_name(self, name: str) -> Optional[dict]:
+        """``GET /resource_providers?name=``; the provider or None.
+
+        Placement answers ``{"resource_providers": [{"uuid", "name",
+        "generation", ...}]}`` with zero or one entry.
+        """
+        resp = self._call('GET', '/resource_providers',
+                          ok=(200,)) if False else self._adapter_get_by_name(
+                              name)
+        providers = resp.json()['resource_providers']
+        return providers[0] if providers else None
+
+    def _adapter_get_by_name(self, name):
+        from urllib import parse
+        return self._call('GET', '/resource_providers?name=%s'
+                          % parse.quote(name))
+
+    def ensure_child_provider(self, uuid: str, name: str,
+                              parent_uuid: str) -> dict:
+        """Create (or rename) provider ``uuid`` under ``parent_uuid``.
+
+        ``POST /resource_providers`` with ``{"uuid", "name",
+        "parent_provider_uuid"}``; no write when it already matches.
+        """
+        rp = self.get_provider(uuid)
+        if rp is None:
+            return self._call('POST', '/resource_providers', {
+                'uuid': uuid, 'name': name,
+                'parent_provider_uuid': parent_uuid}).json()
+        if rp['name'] == name and rp['parent_provider_uuid'] == parent_uuid:
+            return rp
+        return self._call('PUT', '/resource_providers/%s' % uuid, {
+            'name': name, 'parent_provider_uuid': parent_uuid}).json()
+
+    def delete_provider(self, uuid: str) -> bool:
+        """``DELETE /resource_providers/{uuid}``; False when absent."""
+        resp = self._call('DELETE', '/resource_providers/%s' % uuid,
+                          ok=(204, 404))
+        return resp.status_code == 204
