@@ -36,9 +36,10 @@ def _requested(headers) -> str | None:
         match = _BARE_RE.match(raw)
         if match:
             return match.group(1)
-        if raw.strip() and not raw.strip().lower().startswith(
+        if len(raw.split()) > 1 and not raw.strip().lower().startswith(
                 SERVICE_TYPE):
             # Another service's version (e.g. "compute 2.1"): ignore it.
+            # A lone malformed value (e.g. "10") is ours and invalid.
             return None
         raise exception.NotAcceptable(
             'Invalid value for %s header' % HEADER)

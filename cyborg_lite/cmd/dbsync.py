@@ -11,6 +11,8 @@ from cyborg_lite.db import migration
 def main(argv=None):
     argv = sys.argv[1:] if argv is None else argv
     parser = argparse.ArgumentParser(prog='cyborg-lite-dbsync')
+    parser.add_argument('--config-file', action='append', default=[],
+                        help='configuration file (repeatable)')
     sub = parser.add_subparsers(dest='command', required=True)
     up = sub.add_parser('upgrade', help='upgrade the schema')
     up.add_argument('revision', nargs='?', default='head')
@@ -18,8 +20,9 @@ def main(argv=None):
     st = sub.add_parser('stamp', help='record a revision without '
                                       'running migrations')
     st.add_argument('revision', nargs='?', default='head')
-    args, rest = parser.parse_known_args(argv)
-    conf = common.setup(rest)
+    args = parser.parse_args(argv)
+    conf = common.setup([a for path in args.config_file
+                         for a in ('--config-file', path)])
     db = engine.Database(conf)
     if args.command == 'upgrade':
         migration.upgrade(db, args.revision)

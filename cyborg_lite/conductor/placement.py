@@ -11,6 +11,7 @@ unchanged report costs no writes. Generation conflicts (409
 
 import logging
 from typing import Iterable, Optional
+from urllib import parse
 
 from keystoneauth1 import exceptions as ks_exc
 from keystoneauth1 import loading as ks_loading
@@ -120,16 +121,10 @@ class PlacementClient:
         Placement answers ``{"resource_providers": [{"uuid", "name",
         "generation", ...}]}`` with zero or one entry.
         """
-        resp = self._call('GET', '/resource_providers',
-                          ok=(200,)) if False else self._adapter_get_by_name(
-                              name)
+        resp = self._call('GET', '/resource_providers?' + parse.urlencode(
+            {'name': name}))
         providers = resp.json()['resource_providers']
         return providers[0] if providers else None
-
-    def _adapter_get_by_name(self, name):
-        from urllib import parse
-        return self._call('GET', '/resource_providers?name=%s'
-                          % parse.quote(name))
 
     def ensure_child_provider(self, uuid: str, name: str,
                               parent_uuid: str) -> dict:
@@ -153,3 +148,102 @@ class PlacementClient:
         resp = self._call('DELETE', '/resource_providers/%s' % uuid,
                           ok=(204, 404))
         return resp.status_code == 204
+
+    # -- resource classes and traits ------------------------------------
+
+    def ensure_resource_class(self, name: str) -> None:
+        """Make sure custom class ``name`` exists (standard ones skipped).
+
+        ``GET /resource_classes/{name}``, then ``PUT`` (1.7+) if missing.
+        """
+        if name in self._known_classes:
+            return
+        resp = self._call('GET', '/resource_classes/%s' % name,
+                          ok=(200, 404))
+        if resp.status_code == 404:
+            self._call('PUT', '/resource_classes/%s' % name, ok=(201, 204))
+        self._known_classes.add(name)
+
+    def ensure_traits(self, names: Iterable[str]) -> None:
+        """Create the missing custom traits among ``names``.
+
+        ``GET /traits?name=in:A,B`` answers ``{"traits": [...]}``; each
+        missing one gets ``PUT /traits/{name}``.
+        """
+        wanted = set(names) - self._known_traits
+        if not wanted:
+            return
+        resp = self._call('GET', '/traits?' + parse.urlencode(
+            {'name': 'in:' + ','.join(sorted(wanted))}))
+        for name in sorted(wanted - set(resp.json()['traits'])):
+            self._call('PUT', '/traits/%s' % name, ok=(201, 204))
+        self._known_traits |= wanted
+
+    def set_traits(self, rp_uuid: str, traits: Iterable[str]) -> None:
+        """Make the provider's traits exactly ``traits``.
+
+        ``GET /resource_providers/{uuid}/traits`` answers ``{"traits":
+        [...], "resource_provider_generation": g}``; ``PUT`` the same
+        shape only when the set differs.
+        """
+        wanted = sorted(set(traits))
+        self.ensure_traits(wanted)
+        url = '/resource_providers/%s/traits' % rp_uuid
+
+        def attempt():
+            current = self._call('GET', url).json()
+            if sorted(current['traits']) == wanted:
+                return
+            self._call('PUT', url, {
+                'traits': wanted, 'resource_provider_generation':
+                    current['resource_provider_generation']})
+        self._retrying(attempt)
+
+    # -- inventories ---------------------------------------------------
+
+    def _update_inventory(self, rp_uuid, rc, change) -> None:
+        """Apply ``change(inventory or None) -> fields or None``.
+
+        ``GET /resource_providers/{uuid}/inventories`` answers
+        ``{"resource_provider_generation": g, "inventories": {rc:
+        {"total", "reserved", "min_unit", "max_unit", "step_size",
+        "allocation_ratio"}}}``; ``PUT .../inventories/{rc}`` takes one
+        record plus ``resource_provider_generation``.
+        """
+        url = '/resource_providers/%s/inventories' % rp_uuid
+
+        def attempt():
+            current = self._call('GET', url).json()
+            fields = change(current['inventories'].get(rc))
+            if fields is None:
+                return
+            fields['resource_provider_generation'] = current[
+                'resource_provider_generation']
+            self._call('PUT', '%s/%s' % (url, rc), fields)
+        self._retrying(attempt)
+
+    def set_inventory(self, rp_uuid: str, rc: str, total: int,
+                      reserved: int = 0) -> None:
+        """Set ``total`` and ``reserved`` of class ``rc``; no-op if equal."""
+        self.ensure_resource_class(rc)
+
+        def change(inv):
+            if inv and inv['total'] == total and inv['reserved'] == reserved:
+                return None
+            fields = dict(inv or {}, total=total, reserved=reserved)
+            if inv is None:
+                fields['max_unit'] = total
+            return fields
+        self._update_inventory(rp_uuid, rc, change)
+
+    def set_reserved(self, rp_uuid: str, rc: str, reserved: int) -> None:
+        """Set ``reserved`` (may equal total, 1.26); PlacementError 404 if
+        the provider has no inventory of ``rc``."""
+        def change(inv):
+            if inv is None:
+                raise PlacementError(404, 'No inventory of %s on %s'
+                                     % (rc, rp_uuid))
+            if inv['reserved'] == reserved:
+                return None
+            return dict(inv, reserved=reserved)
+        self._update_inventory(rp_uuid, rc, change)

@@ -53,6 +53,8 @@ def build_conf(args=None, default_config_files=None,
     """
     conf = cfg.ConfigOpts()
     log.register_options(conf)
+    # Logs go to stderr (or log_file); stdout is for command output.
+    conf.set_default('use_stderr', True)
     register_opts(conf)
     conf(args or [], project='cyborg-lite',
          default_config_files=default_config_files or [])

@@ -37,6 +37,12 @@ class RootController:
 
     @pecan.expose()
     def _lookup(self, collection, *remainder):
+        # Pecan does not strip extensions here (guess_content_type_from_ext
+        # is off), so route the public ``/.json`` and ``/v2.json`` by hand.
+        if collection == '.json' and not remainder:
+            return self, ('index',)
+        if collection == 'v2.json' and not remainder:
+            return self.v2, ('index',)
         if hasattr(V2Controller, collection):
             return self.v2, (collection,) + remainder
         pecan.abort(404)
