@@ -6,7 +6,6 @@ transaction. Generations change by compare-and-swap.
 
 from oslo_db import exception as db_exc
 import sqlalchemy as sa
-from sqlalchemy import orm
 
 from placement_stub.db import api
 from placement_stub.db import models
@@ -15,17 +14,27 @@ from placement_stub import exception
 RP = models.ResourceProvider
 
 
+def _build_provider_select():
+    table = RP.__table__
+    parent = table.alias('parent')
+    root = table.alias('root')
+    return (sa.select(table.c.id, table.c.uuid, table.c.name,
+                      table.c.generation, table.c.parent_provider_id,
+                      table.c.root_provider_id,
+                      parent.c.uuid.label('parent_provider_uuid'),
+                      root.c.uuid.label('root_provider_uuid'),
+                      table.c.updated_at)
+            .outerjoin(parent, table.c.parent_provider_id == parent.c.id)
+            .outerjoin(root, table.c.root_provider_id == root.c.id))
+
+
+# Built once: composing aliased selects costs milliseconds per request.
+_PROVIDER_SELECT = _build_provider_select()
+
+
 def provider_select():
     """Providers with their parent's and root's uuid."""
-    parent = orm.aliased(RP)
-    root = orm.aliased(RP)
-    return (sa.select(RP.id, RP.uuid, RP.name, RP.generation,
-                      RP.parent_provider_id, RP.root_provider_id,
-                      parent.uuid.label('parent_provider_uuid'),
-                      root.uuid.label('root_provider_uuid'),
-                      RP.updated_at)
-            .outerjoin(parent, RP.parent_provider_id == parent.id)
-            .outerjoin(root, RP.root_provider_id == root.id))
+    return _PROVIDER_SELECT
 
 
 @api.reader
