@@ -58,13 +58,13 @@ def _group_choices(group, root, by_root):
         common = set.intersection(*(set(rps) for rps in lists))
         return [{rc: rp for rc in group.resources}
                 for rp in lists[0] if rp in common]
-    return [dict(zip(group.resources, combo))
+    return [dict(zip(group.resources, combo, strict=True))
             for combo in itertools.product(*lists)]
 
 
 def _fits(choice, groups, free):
     wanted = {}
-    for group, served in zip(groups, choice):
+    for group, served in zip(groups, choice, strict=True):
         for rc, rp in served.items():
             wanted[(rp, rc)] = wanted.get((rp, rc), 0) + group.resources[rc]
     return all(amount <= free[key] for key, amount in wanted.items())
@@ -72,7 +72,7 @@ def _fits(choice, groups, free):
 
 def _isolated(choice, groups):
     seen = set()
-    for group, served in zip(groups, choice):
+    for group, served in zip(groups, choice, strict=True):
         if not group.suffix:
             continue
         rps = set(served.values())
@@ -83,7 +83,7 @@ def _isolated(choice, groups):
 
 
 def _traits_ok(choice, groups, traits_of):
-    for group, served in zip(groups, choice):
+    for group, served in zip(groups, choice, strict=True):
         if group.suffix or not (group.required or group.forbidden):
             continue
         have = set().union(*(traits_of.get(rp, set())
@@ -114,7 +114,7 @@ def _same_subtree_ok(mappings, same_subtree, parents):
 
 def _candidate(choice, groups):
     allocations, mappings = {}, {}
-    for group, served in zip(groups, choice):
+    for group, served in zip(groups, choice, strict=True):
         for rc, rp in served.items():
             res = allocations.setdefault(rp, {})
             res[rc] = res.get(rc, 0) + group.resources[rc]
