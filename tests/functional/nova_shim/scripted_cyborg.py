@@ -1,11 +1,12 @@
 """A scripted HTTP peer answering with Cyborg's response shapes.
 
-SCRIPTED PEER, TO BE REPLACED: the code under test is nova_shim's Cyborg
-*client*, so a peer that returns the contract's response shapes (status
-codes, ``{"arqs": [...]}``, the double-encoded error envelope) is enough
-to check request building and error decoding. Once the real API has a
-test fixture (``tests/fixtures/cyborg_api.py``), run these tests against
-it instead.
+SCRIPTED PEER: the code under test is nova_shim's Cyborg *client*, so a
+peer that returns the contract's response shapes (status codes,
+``{"arqs": [...]}``, the double-encoded error envelope) checks request
+building and error decoding, including answers the real API does not
+give on demand (a 500, exact headers). The same client runs against the
+real cyborg-lite stack in ``test_cyborg_live.py``; move a case there
+whenever the real API can produce it.
 """
 
 import dataclasses
