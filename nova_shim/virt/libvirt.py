@@ -265,7 +265,12 @@ class LibvirtDriver:
 
     def reboot(self, guest: GuestSpec, arqs: list[dict],
                reboot_type: str = 'SOFT') -> None:
-        """Reboot; HARD (or a failed SOFT) redefines from new XML."""
+        """Reboot the guest.
+
+        SOFT asks the guest OS (virDomainReboot: ACPI or the guest
+        agent) and keeps the XML; if libvirt refuses, it falls back to
+        HARD: power off, redefine from freshly generated XML, start.
+        """
         if reboot_type == 'SOFT':
             domain = self.host.get_domain(guest.uuid)
             try:
