@@ -2,6 +2,9 @@
 
 From the outside in:
 
+0. ``MountPrefix``: ``/accelerator/v2/...`` is served like ``/v2/...``,
+   because upstream's links always name ``/accelerator`` (devstack mounts
+   the API there) and clients follow those links.
 1. ``ErrorEnvelopeMiddleware``: any error that escapes, and Pecan's own
    404/405, leaves in Cyborg's error envelope, never as HTML or a
    traceback.
@@ -59,7 +62,7 @@ def setup_app(conf, transport=None, conductor=None):
         {}, backends='disable_by_file',
         disable_by_file_path=conf.api.healthcheck_disable_file))
     app = request_id.RequestId(app)
-    return errors.ErrorEnvelopeMiddleware(app)
+    return MountPrefix(errors.ErrorEnvelopeMiddleware(app))
 
 
 class HealthcheckRouter:
@@ -74,4 +77,19 @@ class HealthcheckRouter:
     def __call__(self, environ, start_response):
         if environ.get('PATH_INFO', '').rstrip('/') == self.PATH:
             return self.healthcheck_app(environ, start_response)
+        return self.app(environ, start_response)
+
+
+class MountPrefix:
+    """Serves the API under ``/accelerator`` as well as at the root."""
+
+    PREFIX = '/accelerator'
+
+    def __init__(self, app):
+        self.app = app
+
+    def __call__(self, environ, start_response):
+        path = environ.get('PATH_INFO', '')
+        if path == self.PREFIX or path.startswith(self.PREFIX + '/'):
+            environ['PATH_INFO'] = path[len(self.PREFIX):] or '/'
         return self.app(environ, start_response)

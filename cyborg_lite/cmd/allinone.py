@@ -39,7 +39,8 @@ def main(argv=None):
     common.quiet_libraries()
     os.makedirs(args.state_dir, exist_ok=True)
     log_file = os.path.join(args.state_dir, 'cyborg-lite.log')
-    overrides = {(None, 'log_file'): log_file, (None, 'debug'): args.debug}
+    overrides = {(None, 'log_file'): log_file, (None, 'debug'): args.debug,
+                 (None, 'use_stderr'): False}
     stack = allinone.AllInOne(args.state_dir, api_port=args.api_port,
                               hosts=args.hosts, api_host=args.api_host,
                               overrides=overrides)

@@ -78,7 +78,12 @@ class ArqService:
                 resolved.append(arq)
         self._notifier.notify(resolved)
         if failures:
-            raise exception.Conflict(reason='; '.join(failures))
+            reason = '; '.join(message for message, _ in failures)
+            if all(isinstance(exc, exception.NotFound)
+                   for _, exc in failures):
+                # An unknown device_rp_uuid is a 404, as upstream.
+                raise exception.NotFound(reason)
+            raise exception.Conflict(reason=reason)
 
     def _bind_one(self, ctx, uuid, fields, failures):
         fields = dict(fields, project_id=fields.get('project_id')
@@ -93,7 +98,7 @@ class ArqService:
         except (exception.NoFreeAttachHandle,
                 exception.DeployableNotFound) as exc:
             binding.fail_bind(self._db, uuid, fields)
-            failures.append('%s: %s' % (uuid, exc.message))
+            failures.append(('%s: %s' % (uuid, exc.message), exc))
             return self.get(ctx, uuid)
         LOG.info('arq %s: %s -> %s', uuid, arq['state'],
                  states.BOUND if finished else states.BIND_STARTED)
@@ -121,7 +126,8 @@ class ArqService:
         except Exception as exc:
             LOG.warning('arq %s: mdev creation failed: %s', uuid, exc)
             binding.fail_bind(self._db, uuid)
-            failures.append('%s: mdev creation failed: %s' % (uuid, exc))
+            failures.append(('%s: mdev creation failed: %s' % (uuid, exc),
+                             exc))
             return self.get(ctx, uuid)
         if not binding.finish_bind(self._db, uuid):
             self._agents.remove_mdev(fields['hostname'], handle)
@@ -130,8 +136,11 @@ class ArqService:
 
     def _program_and_finish(self, ctx, uuid, fields, deployable, bitstream):
         try:
-            self._agents.program(fields['hostname'], deployable, bitstream)
-            inventory.set_bitstream(self._db, deployable['id'], bitstream)
+            # The agent needs the control path, which bind() does not load.
+            target = inventory.deployable_by_rp(self._db,
+                                                fields['device_rp_uuid'])
+            self._agents.program(fields['hostname'], target, bitstream)
+            inventory.set_bitstream(self._db, target['id'], bitstream)
             ok = binding.finish_bind(self._db, uuid)
         except Exception as exc:
             LOG.warning('arq %s: programming failed: %s', uuid, exc)
