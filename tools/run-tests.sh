@@ -1,0 +1,24 @@
+#!/usr/bin/env bash
+# Install everything the test suite needs and run all of it: unit and
+# functional tests, on SQLite and on a throwaway PostgreSQL server.
+#
+#   bash tools/run-tests.sh [pytest arguments]
+set -euo pipefail
+cd "$(dirname "$0")/.."
+
+tools/install.sh test-requirements.txt
+
+# python-openstackclient 10.3.1, the last release that loads
+# python-cyborgclient's "openstack accelerator" plugin, in its own venv.
+if [ ! -x .venv-legacy-osc/bin/openstack ]; then
+    "${PYTHON:-python3}" -m venv .venv-legacy-osc
+    .venv-legacy-osc/bin/pip install -q 'python-openstackclient==10.3.1' \
+        'python-cyborgclient==3.0.0'
+fi
+export CYBORG_LITE_TEST_LEGACY_OSC=$PWD/.venv-legacy-osc/bin/openstack
+
+eval "$(tools/test-setup.sh start)"
+trap 'tools/test-setup.sh stop' EXIT
+
+.venv/bin/python -m pytest -p no:cacheprovider -q -c tox.ini \
+    "${@:-tests}"
