@@ -142,9 +142,11 @@ def parse_candidates(body: dict) -> list[Candidate]:
 
 def build_allocation_body(candidate: Candidate, project_id: str,
                           user_id: str) -> dict[str, Any]:
-    """The body of ``PUT /allocations/{consumer}`` (1.36) for a new consumer."""
+    """The body of ``PUT /allocations/{consumer}`` (1.36) for a new
+    consumer."""
+    allocations = candidate.allocations.items()
     return {'allocations': {rp: {'resources': resources}
-                            for rp, resources in candidate.allocations.items()},
+                            for rp, resources in allocations},
             'consumer_generation': None,
             'project_id': project_id,
             'user_id': user_id}

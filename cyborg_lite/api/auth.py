@@ -76,7 +76,8 @@ def wrap(app, conf):
     with_context = ContextMiddleware(app, conf, defaults=False)
     if strategy == 'keystone':
         from keystonemiddleware import auth_token
-        authed = auth_token.AuthProtocol(with_context, {'oslo_config_config': conf})
+        authed = auth_token.AuthProtocol(
+            with_context, {'oslo_config_config': conf})
     else:
         from oslo_middleware import basic_auth
         authed = basic_auth.BasicAuthMiddleware(

@@ -63,7 +63,8 @@ class ControlpathID(Base):
     device_id = sa.Column(sa.Integer,
                           sa.ForeignKey('devices.id', ondelete='RESTRICT'),
                           nullable=False)
-    cpid_type = sa.Column(_enum('cpid_type', _values(cl_model.ControlPathType)),
+    cpid_type = sa.Column(_enum('cpid_type',
+                                _values(cl_model.ControlPathType)),
                           nullable=False)
     cpid_info = sa.Column(sa.String(255), nullable=False)
 

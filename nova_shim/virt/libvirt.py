@@ -203,8 +203,9 @@ def _hypervisor_op(op: str, instance_uuid: str) -> Iterator[None]:
     try:
         yield
     except libvirt.libvirtError as exc:
-        raise exception.HypervisorError(op=op, instance=instance_uuid,
-                                        reason=exc.get_error_message()) from exc
+        raise exception.HypervisorError(
+            op=op, instance=instance_uuid,
+            reason=exc.get_error_message()) from exc
 
 
 class LibvirtDriver:
