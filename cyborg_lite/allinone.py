@@ -3,17 +3,32 @@
 :class:`AllInOne` runs the API (threaded WSGI server), one conductor and
 one agent per simulated host, talking over oslo.messaging's in-process
 transport (``kombu+memory:////``) and storing data in a SQLite file. It
-backs ``cyborg-lite-allinone`` and the functional tests.
+also runs ``placement_stub`` on a loopback port (unless ``[placement]``
+is configured by ``overrides`` or ``placement=False``), registers each
+simulated host's compute-node provider there, and lets the conductor
+mirror the deployables into it. It backs ``cyborg-lite-allinone`` and
+the functional tests.
+
+Each agent has its own ConfigOpts: ``host_overrides`` maps a host (its
+0-based index or its name) to options of that host only, e.g. another
+driver on a fixture sysfs tree::
+
+    AllInOne(state_dir, hosts=2, host_overrides={1: {
+        ('agent', 'enabled_drivers'): ['nvidia_gpu'],
+        ('agent', 'sysfs_root'): '/tmp/t4_vgpu',
+        ('gpu_devices', 'enabled_vgpu_types'): ['nvidia-223']}})
 """
 
 import logging
 import os
 import uuid
 
+from cyborg_lite import allinone_hosts
 from cyborg_lite import conf as cl_conf
 from cyborg_lite import rpc
 from cyborg_lite.agent import service as agent_service
 from cyborg_lite.api import app as api_app
+from cyborg_lite.conductor import placement_mirror
 from cyborg_lite.conductor import service as conductor_service
 from cyborg_lite.db import engine
 from cyborg_lite.db import migration
@@ -51,12 +66,21 @@ class AllInOne:
     """The API, a conductor and N agents; :meth:`start`, :meth:`stop`."""
 
     def __init__(self, state_dir, api_port=0, hosts=1, overrides=None,
-                 unique_topics=False, api_host='127.0.0.1'):
+                 unique_topics=False, api_host='127.0.0.1',
+                 host_overrides=None, placement=True):
         os.makedirs(state_dir, exist_ok=True)
         options = default_overrides(state_dir, unique_topics)
         options.update(overrides or {})
+        self._options = options
         self.conf = cl_conf.build_conf(overrides=options)
         self.hostnames = host_names(hosts)
+        self._host_overrides = {
+            (self.hostnames[k] if isinstance(k, int) else k): v
+            for k, v in (host_overrides or {}).items()}
+        self.placement = None
+        if placement and not placement_mirror.configured(
+                self.conf):
+            self.placement = allinone_hosts.EmbeddedPlacement(state_dir)
         self.api_host = api_host
         self.api_port = api_port
         self.db = None
@@ -69,7 +93,35 @@ class AllInOne:
     def url(self):
         return self.api_server.url
 
+    @property
+    def placement_url(self):
+        """Placement's endpoint, or None when there is none."""
+        if self.placement is not None:
+            return self.placement.endpoint
+        return self.conf.placement.endpoint_override
+
+    def host_conf(self, hostname):
+        """The ConfigOpts of one host's agent."""
+        return allinone_hosts.host_conf(self._options,
+                                        self._host_overrides.get(hostname))
+
+    def start_agent(self, hostname):
+        agent = agent_service.AgentService(
+            self.host_conf(hostname), self.transport, hostname=hostname)
+        agent.start()
+        self.agents.append(agent)
+        return agent
+
     def start(self):
+        if self.placement is not None:
+            self.placement.start()
+            placement = allinone_hosts.placement_overrides(
+                self.placement.endpoint)
+            self._options.update(placement)
+            for (group, name), value in placement.items():
+                self.conf.set_override(name, value, group=group)
+        if placement_mirror.configured(self.conf):
+            allinone_hosts.register_compute_nodes(self.conf, self.hostnames)
         self.db = engine.Database(self.conf)
         migration.upgrade(self.db)
         self.transport = rpc.get_transport(self.conf)
@@ -77,10 +129,7 @@ class AllInOne:
             self.conf, self.transport, db=self.db)
         self.conductor.start()
         for hostname in self.hostnames:
-            agent = agent_service.AgentService(self.conf, self.transport,
-                                               hostname=hostname)
-            agent.start()
-            self.agents.append(agent)
+            self.start_agent(hostname)
         app = api_app.setup_app(self.conf, self.transport)
         self.api_server = WSGIServer(app, self.api_host,
                                      self.api_port).start()
@@ -98,6 +147,8 @@ class AllInOne:
             self.transport.cleanup()
         if self.db is not None:
             self.db.dispose()
+        if self.placement is not None:
+            self.placement.stop()
 
     def __enter__(self):
         return self.start()

@@ -1,6 +1,13 @@
 """The agent service of one host: an RPC server for bind-time host work
 and a loop that reports the host's devices to the conductor.
 
+Before anything else, when ``[placement]`` is configured, the agent
+looks in Placement for its compute-node resource provider (named
+``[agent] resource_provider_name``, by default the FQDN, falling back to
+``[DEFAULT] host``): its deployables become children of that provider.
+It looks ``[agent] resource_provider_startup_retries`` more times with
+exponential back-off and refuses to start when the provider is missing.
+
 The first report goes out right after the RPC server starts; later ones
 every ``[agent] report_interval`` seconds plus a random jitter, so that a
 fleet restarted at once does not report in step.
@@ -10,6 +17,7 @@ import logging
 import random
 import signal
 import threading
+import time
 
 from cyborg_lite import context
 from cyborg_lite import model
@@ -18,9 +26,44 @@ from cyborg_lite.agent import discover
 from cyborg_lite.agent import manager
 from cyborg_lite.agent.drivers import base
 from cyborg_lite.agent.sysfs import Sysfs
+from cyborg_lite.conductor import placement
+from cyborg_lite.conductor import placement_mirror
 from cyborg_lite.conductor import rpcapi as conductor_rpcapi
 
 LOG = logging.getLogger(__name__)
+
+
+class ComputeNodeMissing(RuntimeError):
+    """The agent's compute-node resource provider is not in Placement."""
+
+
+def find_compute_node(conf, names, client=None, sleep=time.sleep):
+    """The compute-node provider named by one of ``names``, looked for
+    ``[agent] resource_provider_startup_retries`` more times with
+    back-off; raises ComputeNodeMissing."""
+    client = client or placement.get_client(conf)
+    retries = conf.agent.resource_provider_startup_retries
+    delay = conf.agent.resource_provider_startup_delay
+    problem = None
+    for attempt in range(retries + 1):
+        if attempt:
+            sleep(delay * 2 ** (attempt - 1))
+        try:
+            for name in names:
+                rp = client.get_provider_by_name(name)
+                if rp is not None:
+                    return rp
+            problem = 'no resource provider is named %s' % ' or '.join(
+                repr(n) for n in names)
+        except placement.PlacementError as exc:
+            problem = str(exc)
+        LOG.warning('Compute-node provider not found (try %d of %d): %s',
+                    attempt + 1, retries + 1, problem)
+    raise ComputeNodeMissing(
+        'Refusing to start: Placement has no compute-node resource '
+        'provider for this host (%s). Start nova-compute on this host '
+        'first, or set [agent] resource_provider_name to the name of its '
+        'compute-node provider.' % problem)
 
 
 class AgentService:
@@ -51,7 +94,22 @@ class AgentService:
             context.RequestContext.admin(), self.hostname,
             [d.to_dict() for d in devices], model.report_digest(devices))
 
+    def check_placement(self):
+        """Find this host's compute-node provider; skipped when
+        ``[placement]`` is not configured."""
+        if not placement_mirror.configured(self.conf):
+            return None
+        names = list(dict.fromkeys(n for n in (self.hostname, self.conf.host)
+                                   if n))
+        rp = find_compute_node(self.conf, names)
+        if rp['name'] != self.hostname:
+            LOG.warning('Compute-node provider found by [DEFAULT] host %s, '
+                        'not by %s', rp['name'], self.hostname)
+            self.hostname = rp['name']
+        return rp
+
     def start(self, report_loop=True):
+        self.check_placement()
         self._server = rpc.get_server(self.transport, self.conf.agent.topic,
                                       self.hostname, [self.manager])
         self._server.start()

@@ -1,7 +1,7 @@
 """``cyborg-lite-allinone``: every service in one process, on embedded
 defaults (SQLite, in-process messaging, noauth, simulated hosts).
 
-It prints the API's endpoint URL and serves until interrupted; with
+It prints the API's and Placement's endpoint URLs and serves until interrupted; with
 ``--demo`` it walks an ARQ through its life over HTTP and exits.
 """
 
@@ -48,6 +48,8 @@ def main(argv=None):
     stack.start()
     print('cyborg-lite API: %s/v2  (log: %s)' % (stack.url, log_file),
           flush=True)
+    if stack.placement_url:
+        print('Placement: %s' % stack.placement_url, flush=True)
     try:
         if args.demo:
             ok = demo.Demo(stack.url, stack.hostnames[0]).run()

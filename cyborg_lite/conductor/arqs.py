@@ -29,11 +29,13 @@ LOG = logging.getLogger(__name__)
 class ArqService:
     """ARQ work of one conductor."""
 
-    def __init__(self, conf, db, notifier, agents):
+    def __init__(self, conf, db, notifier, agents, on_purged=None):
         self._conf = conf
         self._db = db
         self._notifier = notifier
         self._agents = agents
+        # Called with the names of purged deployables (their providers go).
+        self._on_purged = on_purged
 
     # --- create and read ----------------------------------------------
 
@@ -204,8 +206,15 @@ class ArqService:
             self._purge_vanished()
 
     def _purge_vanished(self):
-        for name in reports.purge_vanished(self._db):
+        names = reports.purge_vanished(self._db)
+        for name in names:
             LOG.info('Removed vanished deployable %s', name)
+        if names and self._on_purged is not None:
+            try:
+                self._on_purged(names)
+            except Exception:
+                LOG.exception('Deleting the providers of %s failed',
+                              ', '.join(names))
 
     # --- the sweep ----------------------------------------------------
 

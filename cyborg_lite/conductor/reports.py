@@ -1,50 +1,95 @@
 """Agent reports: diff a host's devices into the DB, then Placement.
 
 An unchanged report (same digest as the last applied one) costs one
-indexed read and no write. Otherwise the stored devices are loaded, diffed
-(:mod:`cyborg_lite.conductor.inventory`), and only the changes are
-written, then mirrored into Placement when a mirror is configured.
+indexed read and no write, in the DB and in Placement. Otherwise the
+stored devices are loaded, diffed (:mod:`cyborg_lite.conductor.inventory`),
+and only the changes are written, then mirrored into Placement when a
+mirror is configured.
+
+The first report of a host that this conductor sees (and the first after
+a failed Placement write) mirrors the host's whole stored inventory
+instead of the diff, so that a conductor restart heals Placement drift.
+That full mirror reads the DB and writes only to Placement.
 """
 
 import logging
-import uuid
+import threading
 
 from cyborg_lite import model
 from cyborg_lite.conductor import inventory
+from cyborg_lite.conductor import placement_mirror
 from cyborg_lite.db import reports as db_reports
 
 LOG = logging.getLogger(__name__)
 
-
-def rp_uuid_of(deployable_name: str) -> str:
-    """A deployable's resource provider uuid: deterministic, so that a
-    restarted agent or conductor finds the same provider again."""
-    return str(uuid.uuid3(uuid.NAMESPACE_DNS, deployable_name))
+rp_uuid_of = placement_mirror.rp_uuid_of
 
 
 class ReportService:
     def __init__(self, db, mirror=None):
         self._db = db
         self._mirror = mirror
+        self._synced = set()  # hosts mirrored in full since our start
+        self._lock = threading.Lock()
 
     def report(self, hostname, devices, digest=None):
         """Apply one host's report; returns a summary of what changed."""
         reported = [model.DriverDevice.from_dict(d) for d in devices]
         digest = digest or model.report_digest(reported)
         if db_reports.get_digest(self._db, hostname) == digest:
+            if self._needs_sync(hostname):
+                self._mirror_host(hostname)
             return {'changed': False}
         stored = db_reports.load_host(self._db, hostname)
         diff = inventory.diff_host(stored, reported)
         kept = db_reports.apply_diff(
             self._db, hostname, diff, digest, rp_uuid_of,
             reported_cpids=[d.controlpath_info for d in reported])
-        if self._mirror is not None and not diff.empty:
-            self._mirror.apply(hostname, diff, kept)
+        if self._needs_sync(hostname):
+            self._mirror_host(hostname)
+        elif self._mirror is not None and not diff.empty:
+            self._mirror_diff(hostname, diff, kept)
         summary = {'changed': not diff.empty, 'added': len(diff.added),
                    'removed': len(diff.removed) - len(kept),
                    'vanished': len(kept), 'updated': len(diff.changed)}
         LOG.info('Report from %s: %s', hostname, summary)
         return summary
+
+    def _needs_sync(self, hostname):
+        return self._mirror is not None and hostname not in self._synced
+
+    def _mirror_host(self, hostname):
+        """Mirror the host's stored devices in full (no DB write)."""
+        try:
+            self._mirror.sync_host(hostname,
+                                   db_reports.load_host(self._db, hostname))
+        except Exception:
+            LOG.exception('Mirroring host %s into Placement failed; the '
+                          'next report tries again', hostname)
+            return
+        with self._lock:
+            self._synced.add(hostname)
+        LOG.info('Mirrored host %s into Placement', hostname)
+
+    def _mirror_diff(self, hostname, diff, kept):
+        kept_names = ()
+        if any(c.deployables_removed for c in diff.changed):
+            # The DB keeps a removed deployable while a handle is in use.
+            kept_names = {dep.name for dev in
+                          db_reports.load_host(self._db, hostname)
+                          for dep in dev.deployables}
+        try:
+            self._mirror.apply(hostname, diff, kept, kept_names)
+        except Exception:
+            LOG.exception('Placement update for host %s failed; the next '
+                          'report mirrors the host in full', hostname)
+            with self._lock:
+                self._synced.discard(hostname)
+
+    def deployables_purged(self, names):
+        """Delete the providers of deployables the DB has purged."""
+        if self._mirror is not None and names:
+            self._mirror.delete_deployables(names)
 
     def set_reserved(self, deployables, status):
         """Reserve a disabled device's inventory in Placement (all of

@@ -3,7 +3,9 @@
 :class:`ConductorService` can run many times in one process (the
 all-in-one, the tests), each with its own ConfigOpts, database handle and
 RPC server. Start-up work (the first sweep) runs after the RPC server
-starts, never in a constructor.
+starts, never in a constructor. When ``[placement]`` is configured
+(``auth_type`` or ``endpoint_override`` set) reports are mirrored into
+Placement by a :class:`~cyborg_lite.conductor.placement_mirror.PlacementMirror`.
 """
 
 import logging
@@ -14,6 +16,8 @@ from cyborg_lite.agent import rpcapi as agent_rpcapi
 from cyborg_lite.conductor import arqs
 from cyborg_lite.conductor import manager
 from cyborg_lite.conductor import nova
+from cyborg_lite.conductor import placement
+from cyborg_lite.conductor import placement_mirror
 from cyborg_lite.conductor import reports
 from cyborg_lite import rpc
 from cyborg_lite.db import engine
@@ -29,9 +33,14 @@ class ConductorService:
         self.db = db or engine.Database(conf)
         self.notifier = nova.NovaNotifier(conf)
         self.agents = agent_rpcapi.AgentAPI(conf, transport)
-        self.arqs = arqs.ArqService(conf, self.db, self.notifier,
-                                    self.agents)
+        if mirror is None and placement_mirror.configured(conf):
+            mirror = placement_mirror.PlacementMirror(
+                placement.get_client(conf))
+        self.mirror = mirror
         self.reports = reports.ReportService(self.db, mirror)
+        self.arqs = arqs.ArqService(
+            conf, self.db, self.notifier, self.agents,
+            on_purged=self.reports.deployables_purged)
         self.manager = manager.ConductorManager(self.db, self.arqs,
                                                 self.reports)
         self._server_name = server_name or conf.host or socket.getfqdn()

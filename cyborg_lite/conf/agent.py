@@ -20,6 +20,13 @@ OPTS = [
                help='Name of the compute-node resource provider in '
                     'Placement under which this host\'s deployables are '
                     'created. Defaults to the FQDN, as Nova names it.'),
+    cfg.IntOpt('resource_provider_startup_retries', default=3, min=0,
+               help='How often the agent looks for its compute-node '
+                    'resource provider in Placement again, with '
+                    'exponential back-off, before it refuses to start.'),
+    cfg.FloatOpt('resource_provider_startup_delay', default=1.0, min=0,
+                 help='Seconds before the first look again; each retry '
+                      'doubles it.'),
     cfg.StrOpt('fpga_program_command',
                help='Command that programs an FPGA. It gets the PCI '
                     'address and the bitstream as arguments.'),
