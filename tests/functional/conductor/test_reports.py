@@ -1,0 +1,277 @@
+"""Agent reports applied to the DB and mirrored into the placement stub.
+
+The stack is the real all-in-one (API, conductor, fake-driver agents,
+placement stub). Reports of made-up hosts go straight to the conductor's
+ReportService; the hardware boundary of the real agents is their fake
+driver's device list, which the tests change.
+"""
+
+import uuid
+
+import pytest
+import requests
+
+from cyborg_lite import allinone_hosts
+from cyborg_lite import model
+from cyborg_lite.agent.drivers import base
+from cyborg_lite.agent.drivers import fake
+from cyborg_lite.conductor import placement_mirror
+from cyborg_lite.conductor import reports
+from cyborg_lite.db import reports as db_reports
+from tests.fixtures import cyborg_api
+from tests.fixtures import databases
+
+rp_uuid_of = placement_mirror.rp_uuid_of
+
+
+@pytest.fixture(scope='module', params=['sqlite', 'postgresql'])
+def stack(request, tmp_path_factory):
+    tmp = tmp_path_factory.mktemp('reports')
+    with databases.database_url(request.param, tmp) as url:
+        with cyborg_api.CyborgStack(tmp, db_url=url) as s:
+            yield s
+
+
+class Placement:
+    """Reads of the stub, as an operator would make them."""
+
+    def __init__(self, url):
+        self.url = url
+        self.session = requests.Session()
+        self.session.headers['OpenStack-API-Version'] = 'placement 1.26'
+
+    def get(self, path):
+        return self.session.get(self.url + path, timeout=10)
+
+    def provider(self, rp_uuid):
+        resp = self.get('/resource_providers/%s' % rp_uuid)
+        return resp.json() if resp.status_code == 200 else None
+
+    def inventories(self, rp_uuid):
+        return self.get('/resource_providers/%s/inventories'
+                        % rp_uuid).json()['inventories']
+
+    def traits(self, rp_uuid):
+        return sorted(self.get('/resource_providers/%s/traits'
+                               % rp_uuid).json()['traits'])
+
+    def children(self, hostname):
+        root = self.get('/resource_providers?name=%s'
+                        % hostname).json()['resource_providers'][0]
+        tree = self.get('/resource_providers?in_tree=%s'
+                        % root['uuid']).json()['resource_providers']
+        return sorted(rp['name'] for rp in tree if rp['uuid'] != root['uuid'])
+
+
+@pytest.fixture
+def placement(stack):
+    return Placement(stack.aio.placement_url)
+
+
+@pytest.fixture
+def host(stack):
+    """A made-up host with its compute-node provider."""
+    name = 'rhost-%s.test' % uuid.uuid4().hex[:8]
+    allinone_hosts.register_compute_nodes(stack.aio.conf, [name])
+    return name
+
+
+def fpga(host, address='0000:5e:00.0', handles=2, rc='FPGA',
+         traits=('CUSTOM_FPGA_TEST',)):
+    return model.DriverDevice(
+        type='FPGA', vendor='0x8086', model='test',
+        controlpath_type='PCI',
+        controlpath_info=model.canonical_json(
+            model.pci_address_info(address)),
+        deployables=(model.DriverDeployable(
+            name='%s_%s' % (host, address), num_accelerators=handles,
+            driver_name='fake', attributes=base.attributes(rc, list(traits)),
+            attach_handles=tuple(
+                base.pci_handle(a)
+                for a in fake.handle_addresses(address, handles))),))
+
+
+def report(service, host, devices):
+    return service.report(host, [d.to_dict() for d in devices])
+
+
+def counted(stack, call):
+    """Run ``call``; return its result and the (DB writes, Placement
+    reads, Placement writes) it cost."""
+    db = stack.aio.db.counter
+    client = stack.aio.conductor.mirror.client
+    before = (db.writes, client.calls_read, client.calls_write)
+    result = call()
+    after = (db.writes, client.calls_read, client.calls_write)
+    return result, tuple(a - b for a, b in zip(after, before))
+
+
+def test_add_change_remove(stack, placement, host):
+    service = stack.aio.conductor.reports
+    dev = fpga(host)
+    name = dev.deployables[0].name
+    rp = rp_uuid_of(name)
+
+    assert report(service, host, [dev])['added'] == 1
+    assert placement.children(host) == [name]
+    assert placement.provider(rp)['name'] == name
+    inv = placement.inventories(rp)
+    assert list(inv) == ['FPGA']
+    assert (inv['FPGA']['total'], inv['FPGA']['max_unit'],
+            inv['FPGA']['reserved']) == (2, 2, 0)
+    assert placement.traits(rp) == ['CUSTOM_FPGA_TEST']
+
+    # A trait changes.
+    dev = fpga(host, traits=('CUSTOM_FPGA_TEST', 'CUSTOM_FPGA_OTHER'))
+    assert report(service, host, [dev])['updated'] == 1
+    assert placement.traits(rp) == ['CUSTOM_FPGA_OTHER', 'CUSTOM_FPGA_TEST']
+    assert placement.inventories(rp)['FPGA']['total'] == 2
+
+    # The handle count changes.
+    dev = fpga(host, handles=4, traits=('CUSTOM_FPGA_OTHER',))
+    report(service, host, [dev])
+    inv = placement.inventories(rp)['FPGA']
+    assert (inv['total'], inv['max_unit']) == (4, 4)
+    assert placement.traits(rp) == ['CUSTOM_FPGA_OTHER']
+    stored = db_reports.load_host(stack.aio.db, host)
+    assert len(stored[0].deployables[0].attach_handles) == 4
+
+    # The resource class changes: the old inventory goes.
+    dev = fpga(host, handles=4, rc='CUSTOM_ACCEL_TEST',
+               traits=('CUSTOM_FPGA_OTHER',))
+    report(service, host, [dev])
+    inv = placement.inventories(rp)
+    assert list(inv) == ['CUSTOM_ACCEL_TEST']
+    assert inv['CUSTOM_ACCEL_TEST']['total'] == 4
+    assert placement.provider(rp)['name'] == name
+
+    # The device goes.
+    assert report(service, host, [])['removed'] == 1
+    assert placement.provider(rp) is None
+    assert placement.children(host) == []
+    assert db_reports.load_host(stack.aio.db, host) == []
+
+
+def test_unchanged_report_costs_no_writes(stack, placement, host):
+    service = stack.aio.conductor.reports
+    devices = [fpga(host), fpga(host, address='0000:5f:00.0')]
+    report(service, host, devices)
+    summary, cost = counted(stack, lambda: report(service, host, devices))
+    assert summary == {'changed': False}
+    assert cost == (0, 0, 0)
+    # One read only: the digest.
+    db = stack.aio.db.counter
+    reads = db.reads
+    report(service, host, devices)
+    assert db.reads - reads == 1
+    assert len(placement.children(host)) == 2
+
+
+def test_conductor_restart_heals_placement(stack, placement, host):
+    devices = [fpga(host), fpga(host, address='0000:5f:00.0')]
+    report(stack.aio.conductor.reports, host, devices)
+    lost = devices[0].deployables[0].name
+    client = stack.aio.conductor.mirror.client
+    client.delete_provider(rp_uuid_of(lost))
+    # A provider of a deployable the DB no longer has.
+    root = client.get_provider_by_name(host)['uuid']
+    stale = '%s_0000:99:00.0' % host
+    client.ensure_child_provider(rp_uuid_of(stale), stale, root)
+    assert lost not in placement.children(host)
+
+    # A new conductor mirrors each host in full on its first report,
+    # without writing to the DB; later reports cost nothing.
+    restarted = reports.ReportService(stack.aio.db, stack.aio.conductor.mirror)
+    summary, cost = counted(stack, lambda: report(restarted, host, devices))
+    assert summary == {'changed': False}
+    assert cost[0] == 0
+    assert placement.children(host) == sorted(
+        d.deployables[0].name for d in devices)
+    assert placement.inventories(rp_uuid_of(lost))['FPGA']['total'] == 2
+    _, cost = counted(stack, lambda: report(restarted, host, devices))
+    assert cost == (0, 0, 0)
+
+
+def _fpga_deployable(stack, hostname):
+    for dep in stack.client().get('/deployables').json()['deployables']:
+        if dep['name'] == '%s_0000:0c:00.0' % hostname:
+            return dep
+    raise LookupError(hostname)
+
+
+def _fake_driver(stack, hostname):
+    agent = [a for a in stack.aio.agents
+             if a.hostname == hostname and a._server is not None][0]
+    return agent, agent.drivers[0]
+
+
+def test_vanished_device_kept_until_its_arq_goes(stack, placement):
+    hostname = stack.aio.hostnames[0]
+    admin, service = stack.client(), stack.client(cyborg_api.SERVICE)
+    dep = _fpga_deployable(stack, hostname)
+    rp = dep['rp_uuid']
+    assert placement.provider(rp) is not None
+    name = 'vanish-%s' % uuid.uuid4().hex[:8]
+    assert admin.post('/device_profiles', json=[{
+        'name': name, 'groups': [{'resources:FPGA': '1'}]}]).status_code == 201
+    arq = admin.post('/accelerator_requests', json={
+        'device_profile_name': name}).json()['arqs'][0]['uuid']
+    resp = service.patch('/accelerator_requests', json=cyborg_api.bind_patch(
+        [arq], hostname, rp, str(uuid.uuid4())))
+    assert resp.status_code == 202, resp.text
+    assert admin.get('/accelerator_requests/%s' % arq).json()[
+        'state'] == 'Bound'
+
+    agent, driver = _fake_driver(stack, hostname)
+    specs = driver.specs
+    driver.specs = [s for s in specs if s['type'] != 'FPGA']
+    try:
+        summary = agent.report()
+        assert summary['vanished'] == 1 and summary['removed'] == 0
+        cpids = [d.controlpath_info for d in
+                 db_reports.load_host(stack.aio.db, hostname)]
+        assert len(cpids) == 2
+        assert placement.provider(rp) is not None
+
+        resp = service.delete('/accelerator_requests?arqs=%s' % arq)
+        assert resp.status_code == 204, resp.text
+        assert len(db_reports.load_host(stack.aio.db, hostname)) == 1
+        assert placement.provider(rp) is None
+        assert dep['name'] not in placement.children(hostname)
+    finally:
+        driver.specs = specs
+        agent.report()
+        admin.delete('/device_profiles/%s' % name)
+    assert placement.provider(rp)['name'] == dep['name']
+
+
+def test_agent_restart_duplicates_nothing(stack, placement):
+    hostname = stack.aio.hostnames[0]
+    admin = stack.client()
+    devices = admin.get('/devices?hostname=%s' % hostname).json()['devices']
+    deployables = admin.get('/deployables').json()['deployables']
+    children = placement.children(hostname)
+    assert len(children) == 2
+    agent, _ = _fake_driver(stack, hostname)
+    agent.stop()
+    stack.aio.start_agent(hostname)
+    assert admin.get('/devices?hostname=%s' % hostname).json()[
+        'devices'] == devices
+    assert admin.get('/deployables').json()['deployables'] == deployables
+    assert placement.children(hostname) == children
+
+
+def test_disable_enable_reserve_in_placement(stack, placement):
+    hostname = stack.aio.hostnames[0]
+    admin = stack.client(version='2.3')
+    dep = _fpga_deployable(stack, hostname)
+    device = [d for d in admin.get('/devices?hostname=%s' % hostname).json()[
+        'devices'] if d['type'] == 'FPGA'][0]
+    total = dep['num_accelerators']
+    assert admin.post('/devices/%s/disable'
+                      % device['uuid']).status_code in (200, 204)
+    inv = placement.inventories(dep['rp_uuid'])['FPGA']
+    assert inv['reserved'] == inv['total'] == total
+    assert admin.post('/devices/%s/enable'
+                      % device['uuid']).status_code in (200, 204)
+    assert placement.inventories(dep['rp_uuid'])['FPGA']['reserved'] == 0
