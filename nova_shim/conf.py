@@ -11,9 +11,13 @@ services. The option names follow Nova's.
   headers; ``password`` or ``http_basic`` use the credentials given here.
 * ``[service_user]``: the service token sent with user requests.
 * ``[libvirt]``: the hypervisor connection.
+* ``[compute]``: the hypervisor hosts this compute service serves, their
+  inventory, the flavors it knows and its HTTP API; ``[database]``: its
+  own instance database.
 """
 
 import copy
+import json
 
 from keystoneauth1 import loading as ks_loading
 from oslo_config import cfg
@@ -22,11 +26,61 @@ CYBORG_GROUP = 'cyborg'
 PLACEMENT_GROUP = 'placement'
 SERVICE_USER_GROUP = 'service_user'
 LIBVIRT_GROUP = 'libvirt'
+COMPUTE_GROUP = 'compute'
+DATABASE_GROUP = 'database'
+
+DEFAULT_FLAVORS = [
+    {'name': 'm1.tiny', 'vcpus': 1, 'ram': 512, 'disk': 1,
+     'extra_specs': {}},
+    {'name': 'm1.small', 'vcpus': 1, 'ram': 2048, 'disk': 20,
+     'extra_specs': {}},
+]
 
 DEFAULT_OPTS = [
     cfg.IntOpt('arq_binding_timeout', default=300, min=1,
                help='Seconds to wait for Cyborg to bind the accelerator '
                     'requests of an instance being built.'),
+    cfg.StrOpt('state_path', default='/var/lib/nova-shim',
+               help='Where the compute service keeps its SQLite '
+                    'database when [database] connection is unset.'),
+    cfg.StrOpt('host', sample_default='<hostname>',
+               help='Name of this compute service. Default: the FQDN.'),
+]
+
+COMPUTE_OPTS = [
+    cfg.ListOpt('hypervisor_hostnames', default=[],
+                help='Hypervisor hostnames (compute nodes) this service '
+                     'serves; each is a compute-node resource provider in '
+                     'Placement under which Cyborg puts that host\'s '
+                     'deployables. Default: [DEFAULT] host.'),
+    cfg.IntOpt('vcpus', default=16, min=1,
+               help='VCPU inventory of each compute node.'),
+    cfg.IntOpt('memory_mb', default=65536, min=1,
+               help='MEMORY_MB inventory of each compute node.'),
+    cfg.IntOpt('disk_gb', default=1000, min=1,
+               help='DISK_GB inventory of each compute node.'),
+    cfg.StrOpt('flavors', default=json.dumps(DEFAULT_FLAVORS),
+               help='JSON list of flavors, each {"name", "vcpus", "ram" '
+                    '(MiB), "disk" (GiB), "extra_specs"}. Put '
+                    '"accel:device_profile": "<name>" in extra_specs for '
+                    'accelerators.'),
+    cfg.IntOpt('shelved_offload_time', default=0, min=-1,
+               help='0: shelve offloads at once (Nova\'s default): the '
+                    'guest is destroyed, its accelerator requests deleted '
+                    'and its allocation freed. Any other value keeps a '
+                    'shelved instance on its host, powered off, until '
+                    'shelveOffload.'),
+    cfg.HostAddressOpt('api_host', default='127.0.0.1',
+                       help='Address the compute API listens on.'),
+    cfg.PortOpt('api_port', default=8774,
+                help='Port of the compute API; 0 picks a free one.'),
+]
+
+DATABASE_OPTS = [
+    cfg.StrOpt('connection', secret=True,
+               help='SQLAlchemy URL of the instance database (SQLite or '
+                    'PostgreSQL). Default: a SQLite file under '
+                    'state_path.'),
 ]
 
 SERVICE_USER_OPTS = [
@@ -54,6 +108,8 @@ def register_opts(conf: cfg.ConfigOpts) -> None:
     """Register every option nova_shim reads on ``conf``."""
     conf.register_opts(DEFAULT_OPTS)
     conf.register_opts(LIBVIRT_OPTS, group=LIBVIRT_GROUP)
+    conf.register_opts(COMPUTE_OPTS, group=COMPUTE_GROUP)
+    conf.register_opts(DATABASE_OPTS, group=DATABASE_GROUP)
     for group, service_type in _KSA_GROUPS.items():
         ks_loading.register_session_conf_options(conf, group)
         ks_loading.register_auth_conf_options(conf, group)
@@ -101,4 +157,6 @@ def list_opts() -> list[tuple[str, list[cfg.Opt]]]:
         (PLACEMENT_GROUP, _ksa_opts()),
         (SERVICE_USER_GROUP, SERVICE_USER_OPTS + _ksa_opts(adapter=False)),
         (LIBVIRT_GROUP, LIBVIRT_OPTS),
+        (COMPUTE_GROUP, COMPUTE_OPTS),
+        (DATABASE_GROUP, DATABASE_OPTS),
     ]

@@ -67,3 +67,28 @@ class InstanceNotFound(NovaShimException):
 
 class HypervisorError(NovaShimException):
     msg_fmt = 'Hypervisor operation %(op)s failed for %(instance)s: %(reason)s'
+
+
+class InstanceInvalidState(NovaShimException):
+    msg_fmt = ('Cannot %(action)s instance %(instance_id)s while it is '
+               'in %(attr)s %(state)s.')
+
+
+class NotSupported(NovaShimException):
+    msg_fmt = '%(action)s is not supported by nova_shim.'
+
+
+class FlavorNotFound(NovaShimException):
+    msg_fmt = 'Flavor %(flavor_id)s could not be found.'
+
+
+class InvalidRequest(NovaShimException):
+    msg_fmt = 'Invalid request: %(reason)s'
+
+
+class BuildAbortException(NovaShimException):
+    msg_fmt = 'Build of instance %(instance_uuid)s aborted: %(reason)s'
+
+
+class InstanceEventTimeout(NovaShimException):
+    msg_fmt = 'Timed out waiting for events %(events)s of %(instance_uuid)s.'

@@ -1,0 +1,150 @@
+"""An instance's accelerator requests (ARQs) in Cyborg.
+
+Create and bind them on the chosen compute node, wait until Cyborg says
+they are bound (``accelerator-request-bound`` events, with ARQs already
+resolved taken as early events, up to ``[DEFAULT] arq_binding_timeout``),
+read them back, and delete them. As Nova's
+``ComputeManager._get_bound_arq_resources``, with one difference: an ARQ
+found in BindFailed through the early-exit path fails the build rather
+than booting without it.
+"""
+
+import logging
+
+from nova_shim.accelerator import cyborg
+from nova_shim.compute.db import Instance
+from nova_shim.compute.deps import ComputeDeps
+from nova_shim.compute.events import EventWaiter
+from nova_shim.context import RequestContext
+from nova_shim import exception
+from nova_shim.scheduler import Selection
+
+LOG = logging.getLogger(__name__)
+
+EVENT_NAME = 'accelerator-request-bound'
+# An ARQ's state as an event status, as Cyborg's conductor sends it.
+_EVENT_STATUS = {'Bound': 'completed', 'BindFailed': 'failed',
+                 'Deleting': 'failed'}
+
+
+def client(deps: ComputeDeps, ctx: RequestContext):
+    return cyborg.get_client(ctx, deps.conf)
+
+
+def request_groups(deps: ComputeDeps, ctx: RequestContext,
+                   instance: Instance) -> list:
+    """Placement request groups of the instance's device profile."""
+    if not instance.device_profile:
+        return []
+    return cyborg.get_device_profile_request_groups(
+        ctx, instance.device_profile, conf=deps.conf)
+
+
+def create_and_bind(deps: ComputeDeps, ctx: RequestContext,
+                    instance: Instance,
+                    selection: Selection) -> tuple[list[str], EventWaiter]:
+    """Create the ARQs, expect their events, bind them.
+
+    The waiter is prepared before the bind so that no event is lost. On
+    a bind failure the new ARQs are deleted and the error re-raised.
+    """
+    cy = client(deps, ctx)
+    arqs = cy.create_arqs_and_match_resource_providers(
+        instance.device_profile, selection.mappings)
+    uuids = [arq['uuid'] for arq in arqs]
+    deps.db.update(instance.uuid, arq_uuids=uuids)
+    waiter = deps.events.prepare(instance.uuid,
+                                 [(EVENT_NAME, u) for u in uuids])
+    bindings = {arq['uuid']: {'hostname': selection.compute_node_name,
+                              'device_rp_uuid': arq['device_rp_uuid'],
+                              'instance_uuid': instance.uuid}
+                for arq in arqs}
+    try:
+        cy.bind_arqs(bindings)
+    except exception.AcceleratorRequestBindingFailed:
+        deps.events.forget(waiter)
+        cy.delete_arqs_by_uuid(uuids)
+        deps.db.update(instance.uuid, arq_uuids=[])
+        raise
+    return uuids, waiter
+
+
+def expect_events(deps: ComputeDeps, instance: Instance) -> EventWaiter:
+    """A waiter for the events of the ARQs the instance already has."""
+    return deps.events.prepare(instance.uuid,
+                               [(EVENT_NAME, u) for u in instance.arq_uuids])
+
+
+def wait_for_bound_arqs(deps: ComputeDeps, ctx: RequestContext,
+                        instance_uuid: str,
+                        waiter: EventWaiter) -> list[dict]:
+    """The instance's ARQs once all are Bound; BuildAbortException if
+    one failed or the events did not come in time."""
+    cy = client(deps, ctx)
+    try:
+        for arq in cy.get_arqs_for_instance(instance_uuid,
+                                            only_resolved=True):
+            waiter.exit_early((EVENT_NAME, arq['uuid']),
+                              _EVENT_STATUS[arq['state']])
+        statuses = waiter.wait(deps.conf.arq_binding_timeout)
+    except exception.InstanceEventTimeout as exc:
+        LOG.error('instance %s: %s', instance_uuid, exc)
+        raise exception.BuildAbortException(
+            instance_uuid=instance_uuid,
+            reason='Timed out waiting for accelerator requests to be '
+                   'bound.') from exc
+    finally:
+        deps.events.forget(waiter)
+    failed = sorted(tag for (_, tag), status in statuses.items()
+                    if status == 'failed')
+    if failed:
+        raise exception.BuildAbortException(
+            instance_uuid=instance_uuid,
+            reason='Binding failed for accelerator requests %s.'
+                   % ','.join(failed))
+    arqs = cy.get_arqs_for_instance(instance_uuid)
+    unbound = [arq['uuid'] for arq in arqs if arq['state'] != 'Bound']
+    if unbound:
+        raise exception.BuildAbortException(
+            instance_uuid=instance_uuid,
+            reason='Accelerator requests %s are not bound.'
+                   % ','.join(unbound))
+    return arqs
+
+
+def get_arqs(deps: ComputeDeps, ctx: RequestContext,
+             instance: Instance) -> list[dict]:
+    """The instance's ARQs, fetched afresh (start, reboot); none if its
+    flavor asks for no accelerators."""
+    if not instance.device_profile:
+        return []
+    return client(deps, ctx).get_arqs_for_instance(instance.uuid)
+
+
+def list_arqs(deps: ComputeDeps, ctx: RequestContext,
+              instance: Instance) -> list[dict]:
+    """The instance's ARQs for display; an empty list if it has none."""
+    if not instance.device_profile:
+        return []
+    try:
+        return client(deps, ctx).get_arqs_for_instance(instance.uuid)
+    except exception.AcceleratorRequestOpFailed:
+        return []
+
+
+def delete_arqs(deps: ComputeDeps, ctx: RequestContext,
+                instance: Instance) -> None:
+    """Delete the instance's ARQs, bound or not; errors are logged.
+
+    ``DELETE ?instance=`` removes the bound ones; ``?arqs=`` those that
+    never got bound (as Nova's ``delete_arqs_if_needed``).
+    """
+    if not instance.device_profile:
+        return
+    cy = client(deps, ctx)
+    try:
+        cy.delete_arqs_for_instance(instance.uuid)
+    except exception.AcceleratorRequestOpFailed as exc:
+        LOG.error('instance %s: deleting ARQs failed: %s', instance.uuid,
+                  exc)
+    cy.delete_arqs_by_uuid(instance.arq_uuids)

@@ -1,0 +1,117 @@
+"""The compute API in the shape of Nova's: routing, context, errors.
+
+A plain WSGI app over webob. Routing is one explicit table
+(:data:`ROUTES`); handlers live in ``servers`` and ``external_events``
+and take ``(request, manager, **url_args)``. Paths may carry Nova's
+``/v2.1`` prefix or not. Domain exceptions become Nova's error bodies
+(``{"badRequest": {"code": 400, "message": ...}}``) in one table,
+:data:`ERRORS`.
+
+Authentication: none of its own. Identity comes from the headers that
+keystonemiddleware (or a trusting front end) sets: ``X-Project-Id``,
+``X-User-Id``, ``X-Roles``, ``X-Auth-Token``, ``X-Service-Token``;
+nova_shim passes them on to Cyborg.
+"""
+
+import logging
+import re
+from typing import Callable
+
+import webob
+import webob.dec
+
+from nova_shim.compute import external_events
+from nova_shim.compute.http import error_response
+from nova_shim.compute.http import request_version
+from nova_shim.compute.http import VERSION_KEY
+from nova_shim.compute.manager import ComputeManager
+from nova_shim.compute import servers
+from nova_shim import exception
+
+LOG = logging.getLogger(__name__)
+
+_PREFIX = re.compile(r'^/v2(\.1)?(?=/|$)')
+_UUID = r'(?P<uuid>[^/]+)'
+
+# (method, path regex, handler)
+ROUTES: list[tuple[str, re.Pattern, Callable]] = [
+    ('GET', re.compile(r'^/?$'), servers.versions),
+    ('GET', re.compile(r'^/flavors(/detail)?$'), servers.list_flavors),
+    ('GET', re.compile(r'^/flavors/(?P<flavor>[^/]+)$'), servers.get_flavor),
+    ('GET', re.compile(r'^/servers$'), servers.list_servers),
+    ('GET', re.compile(r'^/servers/detail$'), servers.list_servers_detail),
+    ('POST', re.compile(r'^/servers$'), servers.create_server),
+    ('GET', re.compile(r'^/servers/%s$' % _UUID), servers.show_server),
+    ('DELETE', re.compile(r'^/servers/%s$' % _UUID), servers.delete_server),
+    ('POST', re.compile(r'^/servers/%s/action$' % _UUID),
+     servers.server_action),
+    ('POST', re.compile(r'^/os-server-external-events$'),
+     external_events.create),
+]
+
+# Domain exception -> (HTTP status, Nova's error body key).
+ERRORS: list[tuple[type, int, str]] = [
+    (exception.InstanceNotFound, 404, 'itemNotFound'),
+    (exception.FlavorNotFound, 400, 'badRequest'),
+    (exception.InstanceInvalidState, 409, 'conflictingRequest'),
+    (exception.ForbiddenWithAccelerators, 400, 'badRequest'),
+    (exception.NotSupported, 400, 'badRequest'),
+    (exception.InvalidRequest, 400, 'badRequest'),
+    (exception.NoValidHost, 400, 'badRequest'),
+    (exception.DeviceProfileError, 400, 'badRequest'),
+]
+
+
+class ComputeAPI:
+    """The WSGI application."""
+
+    def __init__(self, manager: ComputeManager) -> None:
+        self.manager = manager
+
+    @webob.dec.wsgify
+    def __call__(self, req: webob.Request) -> webob.Response:
+        path = _PREFIX.sub('', req.path_info) or '/'
+        try:
+            version = request_version(req)
+            req.environ[VERSION_KEY] = version
+            handler, args = self._route(req.method, path)
+            resp = handler(req, self.manager, **args)
+        except exception.NovaShimException as exc:
+            resp = self._error(exc)
+        except Exception:  # noqa: BLE001 - Nova's computeFault
+            LOG.exception('%s %s failed', req.method, req.path)
+            return error_response(500, 'computeFault',
+                                  'Unexpected API Error.')
+        else:
+            resp.headers['OpenStack-API-Version'] = 'compute %d.%d' % version
+        return resp
+
+    @staticmethod
+    def _route(method: str, path: str) -> tuple[Callable, dict]:
+        allowed = False
+        for route_method, pattern, handler in ROUTES:
+            match = pattern.match(path)
+            if match:
+                allowed = True
+                if route_method == method:
+                    return handler, match.groupdict()
+        if allowed:
+            raise _HTTPError(405, 'badMethod', 'Method not allowed.')
+        raise _HTTPError(404, 'itemNotFound', 'Not found: %s' % path)
+
+    @staticmethod
+    def _error(exc: exception.NovaShimException) -> webob.Response:
+        if isinstance(exc, _HTTPError):
+            return error_response(exc.status, exc.key, str(exc))
+        for exc_type, status, key in ERRORS:
+            if isinstance(exc, exc_type):
+                return error_response(status, key, str(exc))
+        LOG.error('Request failed: %s', exc)
+        return error_response(500, 'computeFault', str(exc))
+
+
+class _HTTPError(exception.NovaShimException):
+    def __init__(self, status: int, key: str, message: str) -> None:
+        super().__init__(message)
+        self.status = status
+        self.key = key

@@ -1,0 +1,112 @@
+"""Power operations on a built instance: start, stop, reboot, pause,
+unpause, rebuild.
+
+Each one moves the instance into its task_state with a compare-and-swap
+(only from an allowed vm_state, only when no other task runs), does the
+work on the hypervisor and records the outcome. Start and hard reboot
+fetch the ARQs afresh and regenerate the domain XML; stop, pause and
+unpause never call Cyborg; soft reboot reads the ARQs (for the fallback
+to a hard reboot) and changes nothing in Cyborg. Rebuild keeps the ARQs:
+it waits for their events, which exit early because they are Bound, and
+spawns the guest again. If the hypervisor fails, the task_state is
+cleared and the vm_state stays.
+"""
+
+import logging
+from typing import Callable
+
+from nova_shim.compute import accelerators
+from nova_shim.compute import build
+from nova_shim.compute.db import Instance
+from nova_shim.compute.deps import ComputeDeps
+from nova_shim.compute import states
+from nova_shim.context import RequestContext
+from nova_shim import exception
+
+LOG = logging.getLogger(__name__)
+
+
+def begin(deps: ComputeDeps, instance_uuid: str, action: str,
+          task_state: str, vm_states: set[str] | None = None) -> Instance:
+    """Claim the instance for ``action``: InstanceInvalidState if another
+    task runs or its vm_state does not allow the action."""
+    allowed = vm_states or states.ALLOWED_VM_STATES[action]
+    return deps.db.update(instance_uuid, expected_task_state=None,
+                          expected_vm_states=allowed, action=action,
+                          task_state=task_state)
+
+
+def run(deps: ComputeDeps, instance: Instance,
+        work: Callable[[], None], vm_state: str) -> Instance:
+    """Do ``work``; on success record ``vm_state`` and the power state."""
+    try:
+        work()
+    except Exception:
+        deps.db.update(instance.uuid, task_state=None)
+        raise
+    power_state = deps.driver.get_power_state(instance.uuid)
+    LOG.info('instance %s: %s -> %s (%s)', instance.uuid, instance.task_state,
+             vm_state, power_state.name)
+    return deps.db.update(instance.uuid, vm_state=vm_state, task_state=None,
+                          power_state=int(power_state))
+
+
+def start(deps: ComputeDeps, ctx: RequestContext, uuid: str) -> Instance:
+    instance = begin(deps, uuid, 'start', states.POWERING_ON)
+
+    def work() -> None:
+        arqs = accelerators.get_arqs(deps, ctx, instance)
+        deps.driver.power_on(build.guest_spec(instance), arqs)
+    return run(deps, instance, work, states.ACTIVE)
+
+
+def stop(deps: ComputeDeps, ctx: RequestContext, uuid: str) -> Instance:
+    instance = begin(deps, uuid, 'stop', states.POWERING_OFF)
+    return run(deps, instance, lambda: deps.driver.power_off(uuid),
+               states.STOPPED)
+
+
+def reboot(deps: ComputeDeps, ctx: RequestContext, uuid: str,
+           reboot_type: str) -> Instance:
+    """SOFT from ACTIVE only (as Nova); HARD from ACTIVE, PAUSED,
+    STOPPED or ERROR."""
+    if reboot_type not in ('SOFT', 'HARD'):
+        raise exception.InvalidRequest(
+            reason='reboot type must be SOFT or HARD, not %r' % reboot_type)
+    if reboot_type == 'SOFT':
+        instance = begin(deps, uuid, 'reboot', states.REBOOTING,
+                         {states.ACTIVE})
+    else:
+        instance = begin(deps, uuid, 'reboot', states.REBOOTING_HARD)
+
+    def work() -> None:
+        arqs = accelerators.get_arqs(deps, ctx, instance)
+        deps.driver.reboot(build.guest_spec(instance), arqs, reboot_type)
+    return run(deps, instance, work, states.ACTIVE)
+
+
+def pause(deps: ComputeDeps, ctx: RequestContext, uuid: str) -> Instance:
+    instance = begin(deps, uuid, 'pause', states.PAUSING)
+    return run(deps, instance, lambda: deps.driver.pause(uuid),
+               states.PAUSED)
+
+
+def unpause(deps: ComputeDeps, ctx: RequestContext, uuid: str) -> Instance:
+    instance = begin(deps, uuid, 'unpause', states.UNPAUSING)
+    return run(deps, instance, lambda: deps.driver.unpause(uuid),
+               states.ACTIVE)
+
+
+def rebuild(deps: ComputeDeps, ctx: RequestContext, uuid: str) -> Instance:
+    """Re-create the guest on the same host with the same ARQs."""
+    instance = begin(deps, uuid, 'rebuild', states.REBUILDING)
+
+    def work() -> None:
+        arqs: list[dict] = []
+        if instance.device_profile:
+            waiter = accelerators.expect_events(deps, instance)
+            arqs = accelerators.wait_for_bound_arqs(deps, ctx, uuid, waiter)
+        deps.db.update(uuid, task_state=states.REBUILD_SPAWNING)
+        deps.driver.destroy(uuid)
+        deps.driver.spawn(build.guest_spec(instance), arqs)
+    return run(deps, instance, work, states.ACTIVE)

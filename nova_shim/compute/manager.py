@@ -1,0 +1,139 @@
+"""ComputeManager: the entry point of every instance operation.
+
+Thin on purpose: each method hands its work to a feature module
+(``build``, ``lifecycle``, ``shelve``, ``accelerators``). Builds and
+unshelves of offloaded instances wait for Cyborg, so they run in a
+background thread and the caller gets the instance in its new task
+state at once; the other operations are quick on the hypervisor and run
+in the caller's thread.
+"""
+
+import logging
+import threading
+import uuid as uuidlib
+
+from nova_shim.compute import accelerators
+from nova_shim.compute import build
+from nova_shim.compute.db import Instance
+from nova_shim.compute.deps import ComputeDeps
+from nova_shim.compute.flavors import Flavor
+from nova_shim.compute import lifecycle
+from nova_shim.compute import shelve
+from nova_shim.compute import states
+from nova_shim.context import RequestContext
+from nova_shim import exception
+from nova_shim import scheduler
+
+LOG = logging.getLogger(__name__)
+
+# Operations Nova refuses for instances with accelerators.
+REFUSED_ACTIONS = ('resize', 'migrate', 'live-migrate', 'suspend', 'resume')
+
+
+class ComputeManager:
+    """Instances with accelerators, from build to delete."""
+
+    def __init__(self, deps: ComputeDeps) -> None:
+        self.deps = deps
+        self._threads: list[threading.Thread] = []
+
+    def _background(self, name: str, target, *args) -> None:
+        thread = threading.Thread(target=target, args=args, daemon=True,
+                                  name=name)
+        self._threads = [t for t in self._threads if t.is_alive()]
+        self._threads.append(thread)
+        thread.start()
+
+    def wait_for_background(self, timeout: float = 30.0) -> None:
+        """Join the running builds and unshelves (for shutdown, tests)."""
+        for thread in list(self._threads):
+            thread.join(timeout)
+
+    # -- reads ------------------------------------------------------
+
+    def get(self, uuid: str) -> Instance:
+        return self.deps.db.get(uuid)
+
+    def list_instances(self, project_id: str | None = None) -> list[Instance]:
+        return self.deps.db.list(project_id)
+
+    def get_arqs(self, ctx: RequestContext, instance: Instance) -> list[dict]:
+        return accelerators.list_arqs(self.deps, ctx, instance)
+
+    def get_hostdevs(self, instance: Instance) -> list[dict]:
+        """The hostdevs in the guest's domain XML, as libvirt has it."""
+        try:
+            hostdevs = self.deps.driver.list_hostdevs(instance.uuid)
+        except exception.InstanceNotFound:
+            return []
+        return [{'type': h.type, 'address': h.address} for h in hostdevs]
+
+    # -- operations -------------------------------------------------
+
+    def build_instance(self, ctx: RequestContext, name: str,
+                       flavor: Flavor) -> Instance:
+        """Record the instance (BUILD) and build it in the background."""
+        instance = self.deps.db.create(
+            uuid=str(uuidlib.uuid4()), name=name, project_id=ctx.project_id,
+            user_id=ctx.user_id, flavor={
+                'name': flavor.name, 'vcpus': flavor.vcpus,
+                'memory_mb': flavor.memory_mb, 'disk_gb': flavor.disk_gb,
+                'extra_specs': flavor.extra_specs},
+            vm_state=states.BUILDING, task_state=states.SCHEDULING)
+        self._background('build-%s' % instance.uuid,
+                         build.build_and_run_instance, self.deps, ctx,
+                         instance.uuid)
+        return instance
+
+    def start_instance(self, ctx: RequestContext, uuid: str) -> Instance:
+        return lifecycle.start(self.deps, ctx, uuid)
+
+    def stop_instance(self, ctx: RequestContext, uuid: str) -> Instance:
+        return lifecycle.stop(self.deps, ctx, uuid)
+
+    def reboot_instance(self, ctx: RequestContext, uuid: str,
+                        reboot_type: str) -> Instance:
+        return lifecycle.reboot(self.deps, ctx, uuid, reboot_type)
+
+    def pause_instance(self, ctx: RequestContext, uuid: str) -> Instance:
+        return lifecycle.pause(self.deps, ctx, uuid)
+
+    def unpause_instance(self, ctx: RequestContext, uuid: str) -> Instance:
+        return lifecycle.unpause(self.deps, ctx, uuid)
+
+    def rebuild_instance(self, ctx: RequestContext, uuid: str) -> Instance:
+        return lifecycle.rebuild(self.deps, ctx, uuid)
+
+    def shelve_instance(self, ctx: RequestContext, uuid: str) -> Instance:
+        return shelve.shelve(self.deps, ctx, uuid)
+
+    def shelve_offload_instance(self, ctx: RequestContext,
+                                uuid: str) -> Instance:
+        return shelve.shelve_offload(self.deps, ctx, uuid)
+
+    def unshelve_instance(self, ctx: RequestContext, uuid: str) -> Instance:
+        instance = shelve.begin_unshelve(self.deps, uuid)
+        self._background('unshelve-%s' % uuid, shelve.unshelve, self.deps,
+                         ctx, uuid)
+        return instance
+
+    def refuse(self, uuid: str, action: str) -> None:
+        """Resize, migrations, suspend and resume: always refused."""
+        instance = self.deps.db.get(uuid)
+        if instance.device_profile:
+            raise exception.ForbiddenWithAccelerators()
+        raise exception.NotSupported(action=action)
+
+    def delete_instance(self, ctx: RequestContext, uuid: str) -> None:
+        """Destroy and undefine the guest, delete its ARQs, free its
+        allocation, forget the instance. Allowed in any state."""
+        instance = self.deps.db.update(uuid, task_state=states.DELETING)
+        self.deps.events.clear(uuid)
+        self.deps.driver.destroy(uuid)
+        accelerators.delete_arqs(self.deps, ctx, instance)
+        if instance.allocation_claimed or instance.vm_state == \
+                states.BUILDING:
+            # A build may be claiming right now: delete regardless.
+            scheduler.delete_allocation(self.deps.placement, uuid)
+        self.deps.db.delete(uuid)
+        LOG.info('instance %s: deleted', uuid)

@@ -1,0 +1,68 @@
+"""Shelve, shelve offload and unshelve.
+
+Shelving powers the guest off (vm_state SHELVED). With
+``[compute] shelved_offload_time = 0`` (the default, as Nova's) it is
+offloaded at once: the guest is destroyed and undefined, its ARQs
+deleted and its Placement allocation freed; the instance keeps no host
+(SHELVED_OFFLOADED). Unshelving an offloaded instance schedules it
+again and creates and binds new ARQs (in a background thread, like a
+build); unshelving one that is still on its host powers it on with its
+ARQs.
+"""
+
+import logging
+
+from nova_shim.compute import accelerators
+from nova_shim.compute import build
+from nova_shim.compute.db import Instance
+from nova_shim.compute.deps import ComputeDeps
+from nova_shim.compute import lifecycle
+from nova_shim.compute import states
+from nova_shim.context import RequestContext
+
+LOG = logging.getLogger(__name__)
+
+
+def shelve(deps: ComputeDeps, ctx: RequestContext, uuid: str) -> Instance:
+    instance = lifecycle.begin(deps, uuid, 'shelve', states.SHELVING)
+    instance = lifecycle.run(deps, instance,
+                             lambda: deps.driver.power_off(uuid),
+                             states.SHELVED)
+    if deps.conf.compute.shelved_offload_time == 0:
+        instance = shelve_offload(deps, ctx, uuid)
+    return instance
+
+
+def shelve_offload(deps: ComputeDeps, ctx: RequestContext,
+                   uuid: str) -> Instance:
+    instance = lifecycle.begin(deps, uuid, 'shelve_offload',
+                               states.SHELVING_OFFLOADING)
+    deps.driver.destroy(uuid)
+    accelerators.delete_arqs(deps, ctx, instance)
+    build.release_allocation(deps, instance)
+    LOG.info('instance %s: offloaded from %s', uuid, instance.node)
+    return deps.db.update(uuid, vm_state=states.SHELVED_OFFLOADED,
+                          task_state=None, arq_uuids=[], host=None,
+                          node=None, compute_node_uuid=None,
+                          power_state=int(states.PowerState.NOSTATE))
+
+
+def begin_unshelve(deps: ComputeDeps, uuid: str) -> Instance:
+    """Claim the instance for unshelving (in the API request)."""
+    return lifecycle.begin(deps, uuid, 'unshelve', states.UNSHELVING)
+
+
+def unshelve(deps: ComputeDeps, ctx: RequestContext, uuid: str) -> None:
+    """Finish an unshelve :func:`begin_unshelve` started; never raises."""
+    instance = deps.db.get(uuid)
+    try:
+        if instance.vm_state == states.SHELVED:
+            arqs = accelerators.get_arqs(deps, ctx, instance)
+            deps.driver.power_on(build.guest_spec(instance), arqs)
+            deps.db.update(uuid, vm_state=states.ACTIVE, task_state=None,
+                           power_state=int(deps.driver.get_power_state(uuid)))
+        else:
+            build.place_and_spawn(deps, ctx, instance, states.UNSHELVING)
+        LOG.info('instance %s: unshelved', uuid)
+    except Exception as exc:  # noqa: BLE001 - every failure ends in ERROR
+        build.fail_instance(deps, ctx, uuid, exc)

@@ -1,0 +1,68 @@
+"""Nova's instance states, with Nova's values.
+
+``vm_state`` is where the instance stands, ``task_state`` what is being
+done to it (None when idle), ``power_state`` what the hypervisor says
+(:class:`nova_shim.virt.power_state.PowerState`). ``ALLOWED_VM_STATES``
+is the one table of which action may start from which vm_state, as
+Nova's ``check_instance_state`` decorators say.
+"""
+
+from nova_shim.virt.power_state import PowerState
+
+# vm_state
+ACTIVE = 'active'
+BUILDING = 'building'
+PAUSED = 'paused'
+SUSPENDED = 'suspended'
+STOPPED = 'stopped'
+SHELVED = 'shelved'
+SHELVED_OFFLOADED = 'shelved_offloaded'
+DELETED = 'deleted'
+ERROR = 'error'
+
+# task_state
+SCHEDULING = 'scheduling'
+SPAWNING = 'spawning'
+POWERING_OFF = 'powering-off'
+POWERING_ON = 'powering-on'
+REBOOTING = 'rebooting'
+REBOOTING_HARD = 'rebooting_hard'
+PAUSING = 'pausing'
+UNPAUSING = 'unpausing'
+REBUILDING = 'rebuilding'
+REBUILD_SPAWNING = 'rebuild_spawning'
+SHELVING = 'shelving'
+SHELVING_OFFLOADING = 'shelving_offloading'
+UNSHELVING = 'unshelving'
+DELETING = 'deleting'
+
+# Nova's API status (GET /servers "status") from vm_state.
+API_STATUS = {ACTIVE: 'ACTIVE', BUILDING: 'BUILD', PAUSED: 'PAUSED',
+              SUSPENDED: 'SUSPENDED', STOPPED: 'SHUTOFF',
+              SHELVED: 'SHELVED', SHELVED_OFFLOADED: 'SHELVED_OFFLOADED',
+              DELETED: 'DELETED', ERROR: 'ERROR'}
+# While a task runs, some tasks show their own status, as in Nova.
+TASK_API_STATUS = {REBOOTING: 'REBOOT', REBOOTING_HARD: 'HARD_REBOOT',
+                   REBUILDING: 'REBUILD', REBUILD_SPAWNING: 'REBUILD'}
+
+ALLOWED_VM_STATES = {
+    'start': {STOPPED},
+    'stop': {ACTIVE, PAUSED, ERROR},
+    'reboot': {ACTIVE, PAUSED, STOPPED, ERROR},
+    'pause': {ACTIVE},
+    'unpause': {PAUSED},
+    'rebuild': {ACTIVE, STOPPED, ERROR},
+    'shelve': {ACTIVE, STOPPED, PAUSED},
+    'shelve_offload': {SHELVED},
+    'unshelve': {SHELVED, SHELVED_OFFLOADED},
+    'delete': None,  # any state
+}
+
+__all__ = ['PowerState']
+
+
+def api_status(vm_state: str, task_state: str | None) -> str:
+    """The ``status`` of a server in Nova's API."""
+    if task_state in TASK_API_STATUS:
+        return TASK_API_STATUS[task_state]
+    return API_STATUS.get(vm_state, 'UNKNOWN')

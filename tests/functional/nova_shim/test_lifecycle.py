@@ -1,0 +1,186 @@
+"""Instances with accelerators through nova_shim's compute API, end to end.
+
+Every operation runs against the real chain (see test_lifecycle_chain):
+the states the API reports, the ARQs Cyborg holds, the Placement
+allocations and the hostdevs libvirt reads back from the domain XML.
+"""
+
+import pytest
+
+pytest.importorskip('libvirt')
+pytest.importorskip('placement_stub.fixture')
+
+from nova_shim.virt import libvirt as virt  # noqa: E402
+from tests.functional.nova_shim.test_lifecycle_chain import Chain  # noqa
+
+DP = 'lifecycle-fpga'
+REFUSED = ('resize', 'migrate', 'os-migrateLive', 'suspend', 'resume')
+
+
+@pytest.fixture(scope='module')
+def chain(tmp_path_factory):
+    chain = Chain(tmp_path_factory.mktemp('chain')).start()
+    chain.create_profile(DP, {'resources:FPGA': '1'})
+    try:
+        yield chain
+    finally:
+        chain.stop()
+
+
+@pytest.fixture
+def server(chain):
+    server_id = chain.boot('vm', DP)
+    chain.wait(server_id, 'ACTIVE')
+    yield server_id
+    chain.api('DELETE', '/servers/' + server_id)
+
+
+def expected_hostdevs(arqs):
+    return [{'type': h.type, 'address': h.address}
+            for h in map(virt.hostdev_for_arq, arqs)]
+
+
+def assert_running_with_accelerators(chain, server_id, arq_uuids=None):
+    server = chain.show(server_id)
+    assert server['status'] == 'ACTIVE'
+    assert server['OS-EXT-STS:power_state'] == 1
+    arqs = server['accelerator_requests']
+    assert [a['state'] for a in arqs] == ['Bound']
+    assert arqs[0]['instance_uuid'] == server_id
+    if arq_uuids is not None:
+        assert [a['uuid'] for a in arqs] == arq_uuids
+    assert server['hostdevs'] == expected_hostdevs(arqs)
+    assert server['hostdevs'][0]['type'] == 'pci'
+    return server
+
+
+def test_boot_binds_and_spawns(chain, server):
+    shown = assert_running_with_accelerators(chain, server)
+    assert shown['OS-EXT-STS:vm_state'] == 'active'
+    assert shown['OS-EXT-SRV-ATTR:hypervisor_hostname'] == \
+        chain.stack.aio.hostnames[0]
+    device_rp = shown['accelerator_requests'][0]['device_rp_uuid']
+    allocations = chain.allocations(server)
+    assert allocations[device_rp]['resources'] == {'FPGA': 1}
+    node = chain.service.deps.nodes[chain.stack.aio.hostnames[0]]
+    assert allocations[node]['resources'] == {
+        'VCPU': 1, 'MEMORY_MB': 256, 'DISK_GB': 1}
+    listed = chain.api('GET', '/servers').json()['servers']
+    assert server in [s['id'] for s in listed]
+
+
+def test_stop_and_start_refetch_the_arqs(chain, server):
+    arqs = [a['uuid'] for a in chain.show(server)['accelerator_requests']]
+    assert chain.action(server, {'os-stop': None}).status_code == 202
+    stopped = chain.show(server)
+    assert stopped['status'] == 'SHUTOFF'
+    assert stopped['OS-EXT-STS:power_state'] == 4
+    assert [a['state'] for a in stopped['accelerator_requests']] == ['Bound']
+    assert chain.action(server, {'os-start': None}).status_code == 202
+    assert_running_with_accelerators(chain, server, arqs)
+
+
+@pytest.mark.parametrize('reboot_type', ['SOFT', 'HARD'])
+def test_reboot_keeps_the_accelerators(chain, server, reboot_type):
+    arqs = [a['uuid'] for a in chain.show(server)['accelerator_requests']]
+    resp = chain.action(server, {'reboot': {'type': reboot_type}})
+    assert resp.status_code == 202, resp.text
+    assert_running_with_accelerators(chain, server, arqs)
+
+
+def test_pause_and_unpause(chain, server):
+    arqs = [a['uuid'] for a in chain.show(server)['accelerator_requests']]
+    assert chain.action(server, {'pause': None}).status_code == 202
+    paused = chain.show(server)
+    assert (paused['status'], paused['OS-EXT-STS:power_state']) == (
+        'PAUSED', 3)
+    assert paused['hostdevs'] == expected_hostdevs(
+        paused['accelerator_requests'])
+    assert chain.action(server, {'unpause': None}).status_code == 202
+    assert_running_with_accelerators(chain, server, arqs)
+
+
+def test_rebuild_keeps_the_arqs(chain, server):
+    arqs = [a['uuid'] for a in chain.show(server)['accelerator_requests']]
+    resp = chain.action(server, {'rebuild': {'imageRef': 'any'}})
+    assert resp.status_code == 202, resp.text
+    assert resp.json()['server']['status'] == 'ACTIVE'
+    assert_running_with_accelerators(chain, server, arqs)
+
+
+def test_shelve_offload_and_unshelve(chain, server):
+    old = [a['uuid'] for a in chain.show(server)['accelerator_requests']]
+    assert chain.action(server, {'shelve': None}).status_code == 202
+    shelved = chain.show(server)
+    assert shelved['status'] == 'SHELVED_OFFLOADED'
+    assert shelved['OS-EXT-SRV-ATTR:host'] is None
+    assert shelved['accelerator_requests'] == []
+    assert shelved['hostdevs'] == []
+    assert chain.cyborg_arqs(server) == []
+    assert chain.allocations(server) == {}
+    assert chain.action(server, {'unshelve': None}).status_code == 202
+    chain.wait(server, 'ACTIVE')
+    shown = assert_running_with_accelerators(chain, server)
+    assert [a['uuid'] for a in shown['accelerator_requests']] != old
+    assert chain.allocations(server)
+
+
+def test_shelve_then_shelve_offload(chain, server):
+    chain.conf.set_override('shelved_offload_time', -1, group='compute')
+    try:
+        assert chain.action(server, {'shelve': None}).status_code == 202
+    finally:
+        chain.conf.clear_override('shelved_offload_time', group='compute')
+    shelved = chain.show(server)
+    assert shelved['status'] == 'SHELVED'
+    assert [a['state'] for a in shelved['accelerator_requests']] == ['Bound']
+    resp = chain.action(server, {'shelveOffload': None})
+    assert resp.status_code == 202, resp.text
+    offloaded = chain.show(server)
+    assert offloaded['status'] == 'SHELVED_OFFLOADED'
+    assert chain.cyborg_arqs(server) == []
+    assert chain.allocations(server) == {}
+
+
+@pytest.mark.parametrize('action', REFUSED)
+def test_refused_operations_change_nothing(chain, server, action):
+    before = chain.show(server)
+    resp = chain.action(server, {action: {'flavorRef': 'm1.small'}
+                                 if action == 'resize' else None})
+    assert resp.status_code == 400, resp.text
+    message = resp.json()['badRequest']['message']
+    assert resp.json()['badRequest']['code'] == 400
+    assert 'not supported with instances that have accelerators' in message
+    assert chain.show(server) == before
+
+
+def test_an_action_in_the_wrong_state_conflicts(chain, server):
+    assert chain.action(server, {'unpause': None}).status_code == 409
+    assert chain.action(server, {'os-start': None}).status_code == 409
+    resp = chain.action(server, {'reboot': {'type': 'WARM'}})
+    assert resp.status_code == 400
+    assert chain.show(server)['status'] == 'ACTIVE'
+
+
+def test_delete_cleans_up_everywhere(chain):
+    server_id = chain.boot('doomed', DP)
+    chain.wait(server_id, 'ACTIVE')
+    driver = chain.service.deps.driver
+    assert server_id in driver.host.list_instance_uuids()
+    assert chain.api('DELETE', '/servers/' + server_id).status_code == 204
+    assert chain.api('GET', '/servers/' + server_id).status_code == 404
+    assert chain.cyborg_arqs(server_id) == []
+    assert chain.allocations(server_id) == {}
+    assert server_id not in driver.host.list_instance_uuids()
+
+
+def test_server_without_accelerators(chain):
+    server_id = chain.boot('plain', None)
+    server = chain.wait(server_id, 'ACTIVE')
+    assert server['accelerator_requests'] == []
+    assert server['hostdevs'] == []
+    resp = chain.action(server_id, {'suspend': None})
+    assert resp.status_code == 400
+    assert 'not supported by nova_shim' in resp.json()['badRequest'][
+        'message']
+    assert chain.api('DELETE', '/servers/' + server_id).status_code == 204
