@@ -1,0 +1,44 @@
+"""The all-in-one as a system under test: one process, printing its URL.
+
+    python -m benchmarks.allinone_server --state-dir DIR --handles 512
+
+It runs :class:`cyborg_lite.allinone.AllInOne` with one simulated host
+whose fake FPGA has ``--handles`` attach handles, prints ``URL <url>``
+and serves until SIGTERM.
+"""
+
+import argparse
+import signal
+import threading
+
+from cyborg_lite import allinone
+from cyborg_lite.cmd import common
+
+
+def main(argv=None):
+    parser = argparse.ArgumentParser()
+    parser.add_argument('--state-dir', required=True)
+    parser.add_argument('--handles', type=int, default=512)
+    parser.add_argument('--port', type=int, default=0)
+    parser.add_argument('--database')
+    args = parser.parse_args(argv)
+    common.quiet_libraries()
+    overrides = {('agent', 'fake_fpga_handles'): args.handles,
+                 (None, 'log_file'): args.state_dir + '/cyborg-lite.log',
+                 (None, 'use_stderr'): False}
+    if args.database:
+        overrides[('database', 'connection')] = args.database
+    stack = allinone.AllInOne(args.state_dir, api_port=args.port,
+                              overrides=overrides)
+    common.setup_logging(stack.conf)
+    stack.start()
+    print('URL %s' % stack.url, flush=True)
+    stopped = threading.Event()
+    for sig in (signal.SIGTERM, signal.SIGINT):
+        signal.signal(sig, lambda *a: stopped.set())
+    stopped.wait()
+    stack.stop()
+
+
+if __name__ == '__main__':
+    main()

@@ -1,0 +1,128 @@
+"""The ARQ lifecycle that Nova drives, timed over HTTP.
+
+Each lifecycle is what Nova's conductor and compute do for one
+accelerated server: ``POST /v2/accelerator_requests``, ``PATCH`` bind
+(with a service token), ``GET ?instance=&bind_state=resolved`` until it
+stops answering 423, and ``DELETE ?instance=``. Clients are threads with
+one HTTP session each; the server runs in other processes.
+"""
+
+import statistics
+import threading
+import time
+import uuid
+
+import requests
+
+SERVICE_HEADERS = {'X-Service-Roles': 'service',
+                   'X-Project-Id': 'bench', 'X-User-Id': 'bench',
+                   'X-Roles': 'member,reader'}
+STEPS = ('create', 'bind', 'resolve', 'delete')
+
+
+def percentile(values, pct):
+    if not values:
+        return None
+    ordered = sorted(values)
+    index = min(len(ordered) - 1, int(round(pct / 100 * (len(ordered) - 1))))
+    return ordered[index]
+
+
+def summarize(samples):
+    """p50/p95/p99 in milliseconds of a list of seconds."""
+    ms = [s * 1000 for s in samples]
+    return {'count': len(ms),
+            'p50': round(percentile(ms, 50), 2) if ms else None,
+            'p95': round(percentile(ms, 95), 2) if ms else None,
+            'p99': round(percentile(ms, 99), 2) if ms else None,
+            'mean': round(statistics.fmean(ms), 2) if ms else None}
+
+
+class Lifecycle:
+    """One client's view of the API."""
+
+    def __init__(self, base_url, profile, hostname, rp_uuid):
+        self.base = base_url.rstrip('/') + '/v2/accelerator_requests'
+        self.profile = profile
+        self.hostname = hostname
+        self.rp_uuid = rp_uuid
+        self.http = requests.Session()
+        self.http.headers.update(SERVICE_HEADERS)
+
+    def _check(self, resp, expected):
+        if resp.status_code not in expected:
+            raise RuntimeError('%s %s -> %s %s' % (
+                resp.request.method, resp.request.url, resp.status_code,
+                resp.text[:200]))
+        return resp
+
+    def run_once(self, timings):
+        instance = str(uuid.uuid4())
+        t0 = time.perf_counter()
+        arqs = self._check(self.http.post(
+            self.base, json={'device_profile_name': self.profile}),
+            (201,)).json()['arqs']
+        t1 = time.perf_counter()
+        patch = {a['uuid']: [
+            {'op': 'add', 'path': '/hostname', 'value': self.hostname},
+            {'op': 'add', 'path': '/device_rp_uuid', 'value': self.rp_uuid},
+            {'op': 'add', 'path': '/instance_uuid', 'value': instance}]
+            for a in arqs}
+        self._check(self.http.patch(self.base, json=patch), (202,))
+        t2 = time.perf_counter()
+        while True:
+            resp = self.http.get(self.base, params={
+                'instance': instance, 'bind_state': 'resolved'})
+            if resp.status_code != 423:
+                self._check(resp, (200,))
+                break
+            time.sleep(0.001)
+        if any(a['state'] != 'Bound' for a in resp.json()['arqs']):
+            raise RuntimeError('bind failed: %s' % resp.text[:200])
+        t3 = time.perf_counter()
+        self._check(self.http.delete(self.base,
+                                     params={'instance': instance}), (204,))
+        t4 = time.perf_counter()
+        for step, value in zip(STEPS, (t1 - t0, t2 - t1, t3 - t2, t4 - t3),
+                               strict=True):
+            timings[step].append(value)
+        timings['lifecycle'].append(t4 - t0)
+
+
+def run(base_url, profile, hostname, rp_uuid, concurrency, duration,
+        warmup=0.5):
+    """Run lifecycles from ``concurrency`` threads for ``duration``
+    seconds (after a warm-up); returns throughput, latencies, errors."""
+    timings = {name: [] for name in STEPS + ('lifecycle',)}
+    errors = []
+    lock = threading.Lock()
+    start_at = time.perf_counter() + warmup
+    stop_at = start_at + duration
+
+    def worker():
+        client = Lifecycle(base_url, profile, hostname, rp_uuid)
+        local = {name: [] for name in timings}
+        while time.perf_counter() < stop_at:
+            measuring = time.perf_counter() >= start_at
+            try:
+                client.run_once(local if measuring else
+                                {name: [] for name in timings})
+            except Exception as exc:
+                if measuring:
+                    errors.append(str(exc))
+        with lock:
+            for name, values in local.items():
+                timings[name].extend(values)
+
+    threads = [threading.Thread(target=worker) for _ in range(concurrency)]
+    for t in threads:
+        t.start()
+    for t in threads:
+        t.join()
+    done = len(timings['lifecycle'])
+    return {'concurrency': concurrency, 'seconds': duration,
+            'lifecycles': done,
+            'throughput_per_s': round(done / duration, 1),
+            'errors': len(errors), 'first_errors': errors[:3],
+            'steps_ms': {name: summarize(values)
+                         for name, values in timings.items()}}
