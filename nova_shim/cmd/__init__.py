@@ -1,0 +1,2 @@
+"""Console scripts: ``nova-shim-compute`` (``compute``) and ``nova-shim``
+(``cli``)."""

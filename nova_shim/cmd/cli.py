@@ -1,0 +1,178 @@
+"""``nova-shim``: a small CLI over the nova_shim compute API.
+
+``--url`` (or ``NOVA_SHIM_URL``; default ``http://127.0.0.1:8774/v2.1``)
+names the API; ``--project``/``--user`` the identity headers it sends.
+``boot --device-profile DP [--flavor F] NAME`` boots a server from a
+configured flavor with ``accel:device_profile=DP`` added to its extra
+specs, and waits for ACTIVE or ERROR unless ``--no-wait``. Refused
+operations (``resize``, ``migrate``, ``live-migrate``, ``suspend``,
+``resume``) print the API's message and exit 1, as every error does.
+"""
+
+import argparse
+import json
+import os
+import sys
+import time
+
+import requests
+
+DEFAULT_URL = 'http://127.0.0.1:8774/v2.1'
+# command -> action body for POST /servers/{id}/action
+SIMPLE_ACTIONS = {
+    'start': {'os-start': None}, 'stop': {'os-stop': None},
+    'pause': {'pause': None}, 'unpause': {'unpause': None},
+    'rebuild': {'rebuild': {}}, 'shelve': {'shelve': None},
+    'shelve-offload': {'shelveOffload': None}, 'unshelve': {'unshelve': None},
+    'migrate': {'migrate': None}, 'live-migrate': {'os-migrateLive': {
+        'host': None, 'block_migration': 'auto'}},
+    'suspend': {'suspend': None}, 'resume': {'resume': None},
+}
+
+
+class CLIError(Exception):
+    """An error to print; the CLI then exits 1."""
+
+
+class Client:
+    def __init__(self, url: str, project: str, user: str) -> None:
+        self.url = url.rstrip('/')
+        self.session = requests.Session()
+        self.session.headers.update({
+            'X-Project-Id': project, 'X-User-Id': user,
+            'X-Roles': 'member,reader',
+            'OpenStack-API-Version': 'compute 2.82'})
+
+    def call(self, method: str, path: str, ok=(200, 202, 204), **kw):
+        try:
+            resp = self.session.request(method, self.url + path, timeout=60,
+                                        **kw)
+        except requests.RequestException as exc:
+            raise CLIError('cannot reach %s: %s' % (self.url, exc)) from exc
+        if resp.status_code not in ok:
+            try:
+                fault = next(iter(resp.json().values()))['message']
+            except (ValueError, StopIteration, KeyError, TypeError):
+                fault = resp.text[:300]
+            raise CLIError('%s (HTTP %d)' % (fault, resp.status_code))
+        return resp.json() if resp.content else None
+
+    def find(self, ref: str) -> str:
+        """A server id from an id or a unique name."""
+        servers = self.call('GET', '/servers')['servers']
+        ids = [s['id'] for s in servers if ref in (s['id'], s['name'])]
+        if len(ids) != 1:
+            raise CLIError('%s server named %r' % (
+                'no' if not ids else 'more than one', ref))
+        return ids[0]
+
+
+def _print_server(server: dict) -> None:
+    fields = ['id', 'name', 'status', 'OS-EXT-STS:vm_state',
+              'OS-EXT-STS:task_state', 'OS-EXT-STS:power_state',
+              'OS-EXT-SRV-ATTR:hypervisor_hostname']
+    for field in fields:
+        print('%-38s %s' % (field, server.get(field)))
+    print('%-38s %s' % ('flavor', json.dumps(server['flavor'])))
+    if server.get('fault'):
+        print('%-38s %s' % ('fault', server['fault']['message']))
+    for arq in server.get('accelerator_requests', []):
+        print('%-38s %s %s %s %s' % ('accelerator_request', arq['uuid'],
+                                     arq['state'], arq['attach_handle_type'],
+                                     json.dumps(arq['attach_handle_info'])))
+    for hostdev in server.get('hostdevs', []):
+        print('%-38s %s %s' % ('hostdev', hostdev['type'],
+                               hostdev['address']))
+
+
+def _wait(client: Client, server_id: str, timeout: float) -> dict:
+    deadline = time.monotonic() + timeout
+    while True:
+        server = client.call('GET', '/servers/' + server_id)['server']
+        if server['status'] in ('ACTIVE', 'ERROR', 'SHUTOFF') and \
+                not server['OS-EXT-STS:task_state']:
+            return server
+        if time.monotonic() > deadline:
+            raise CLIError('server %s still %s after %ss' % (
+                server_id, server['status'], timeout))
+        time.sleep(0.2)
+
+
+def boot(client: Client, args: argparse.Namespace) -> int:
+    flavor = client.call('GET', '/flavors/' + args.flavor)['flavor']
+    flavor['extra_specs']['accel:device_profile'] = args.device_profile
+    server = client.call('POST', '/servers', json={'server': {
+        'name': args.name, 'flavor': flavor}})['server']
+    if not args.no_wait:
+        server = _wait(client, server['id'], args.timeout)
+    _print_server(server)
+    return 1 if server['status'] == 'ERROR' else 0
+
+
+def run(client: Client, args: argparse.Namespace) -> int:
+    """Every command except boot."""
+    if args.command == 'list':
+        for server in client.call('GET', '/servers/detail')['servers']:
+            print('%s  %-20s %s' % (server['id'], server['name'],
+                                    server['status']))
+        return 0
+    server_id = client.find(args.server)
+    path = '/servers/' + server_id
+    if args.command == 'show':
+        _print_server(client.call('GET', path)['server'])
+    elif args.command == 'delete':
+        client.call('DELETE', path)
+    elif args.command == 'reboot':
+        client.call('POST', path + '/action', json={
+            'reboot': {'type': 'HARD' if args.hard else 'SOFT'}})
+    elif args.command == 'resize':
+        client.call('POST', path + '/action',
+                    json={'resize': {'flavorRef': args.flavor}})
+    else:
+        client.call('POST', path + '/action',
+                    json=SIMPLE_ACTIONS[args.command])
+    if args.command == 'unshelve' and args.wait:
+        _print_server(_wait(client, server_id, args.timeout))
+    return 0
+
+
+def parser() -> argparse.ArgumentParser:
+    top = argparse.ArgumentParser(prog='nova-shim', description=__doc__)
+    top.add_argument('--url', default=os.environ.get('NOVA_SHIM_URL',
+                                                     DEFAULT_URL))
+    top.add_argument('--project', default='demo')
+    top.add_argument('--user', default='demo')
+    top.add_argument('--timeout', type=float, default=120)
+    sub = top.add_subparsers(dest='command', required=True)
+    boot_cmd = sub.add_parser('boot', help='boot a server')
+    boot_cmd.add_argument('--device-profile', required=True)
+    boot_cmd.add_argument('--flavor', default='m1.tiny')
+    boot_cmd.add_argument('--no-wait', action='store_true')
+    boot_cmd.add_argument('name')
+    sub.add_parser('list', help='list servers')
+    for name in ['show', 'delete', 'reboot', 'resize', 'unshelve'] + sorted(
+            set(SIMPLE_ACTIONS) - {'unshelve'}):
+        cmd = sub.add_parser(name, help='%s a server' % name)
+        cmd.add_argument('server', help='server id or name')
+        if name == 'reboot':
+            cmd.add_argument('--hard', action='store_true')
+        if name == 'resize':
+            cmd.add_argument('flavor')
+        if name == 'unshelve':
+            cmd.add_argument('--wait', action='store_true')
+    return top
+
+
+def main(argv: list[str] | None = None) -> int:
+    args = parser().parse_args(sys.argv[1:] if argv is None else argv)
+    client = Client(args.url, args.project, args.user)
+    try:
+        return boot(client, args) if args.command == 'boot' else \
+            run(client, args)
+    except CLIError as exc:
+        print('ERROR: %s' % exc, file=sys.stderr)
+        return 1
+
+
+if __name__ == '__main__':
+    sys.exit(main())

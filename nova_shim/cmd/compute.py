@@ -1,0 +1,39 @@
+"""``nova-shim-compute``: the compute service for one or more hypervisors.
+
+Builds the config (``--config-file``, options as nova_shim.conf lists
+them), opens the libvirt connection it keeps for its life, registers a
+compute-node provider in Placement per ``[compute]
+hypervisor_hostnames``, serves the compute API on ``[compute]
+api_host``/``api_port`` and prints its URL. Point Cyborg's ``[nova]
+endpoint_override`` at that URL (plus ``/v2.1``) so that its
+``accelerator-request-bound`` events arrive.
+"""
+
+import logging
+import signal
+import sys
+import threading
+
+from nova_shim.compute.service import ComputeService
+from nova_shim import conf as shim_conf
+
+
+def main(argv: list[str] | None = None) -> int:
+    conf = shim_conf.build_conf(sys.argv[1:] if argv is None else argv)
+    logging.basicConfig(level=logging.INFO,
+                        format='%(asctime)s %(levelname)s %(name)s '
+                               '%(message)s')
+    stop = threading.Event()
+    for signum in (signal.SIGINT, signal.SIGTERM):
+        signal.signal(signum, lambda *_: stop.set())
+    service = ComputeService(conf).start()
+    print('nova_shim compute API at %s/v2.1' % service.url, flush=True)
+    try:
+        stop.wait()
+    finally:
+        service.stop()
+    return 0
+
+
+if __name__ == '__main__':
+    sys.exit(main())
