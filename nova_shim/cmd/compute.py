@@ -26,7 +26,13 @@ def main(argv: list[str] | None = None) -> int:
     stop = threading.Event()
     for signum in (signal.SIGINT, signal.SIGTERM):
         signal.signal(signum, lambda *_: stop.set())
-    service = ComputeService(conf).start()
+    try:
+        service = ComputeService(conf).start()
+    except Exception as exc:  # noqa: BLE001 - say why, do not trace
+        print('nova-shim-compute cannot start: %s: %s (check [placement], '
+              '[libvirt] and [database])' % (type(exc).__name__, exc),
+              file=sys.stderr)
+        return 1
     print('nova_shim compute API at %s/v2.1' % service.url, flush=True)
     try:
         stop.wait()
