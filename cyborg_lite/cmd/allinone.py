@@ -1,8 +1,9 @@
 """``cyborg-lite-allinone``: every service in one process, on embedded
 defaults (SQLite, in-process messaging, noauth, simulated hosts).
 
-It prints the API's and Placement's endpoint URLs and serves until interrupted; with
-``--demo`` it walks an ARQ through its life over HTTP and exits.
+It prints the API's and Placement's endpoint URLs and serves until
+interrupted; with ``--demo`` it walks an ARQ through its life over HTTP
+and exits.
 """
 
 import argparse

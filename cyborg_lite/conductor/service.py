@@ -5,7 +5,8 @@ all-in-one, the tests), each with its own ConfigOpts, database handle and
 RPC server. Start-up work (the first sweep) runs after the RPC server
 starts, never in a constructor. When ``[placement]`` is configured
 (``auth_type`` or ``endpoint_override`` set) reports are mirrored into
-Placement by a :class:`~cyborg_lite.conductor.placement_mirror.PlacementMirror`.
+Placement by a
+:class:`~cyborg_lite.conductor.placement_mirror.PlacementMirror`.
 """
 
 import logging
@@ -50,7 +51,8 @@ class ConductorService:
 
     def start(self):
         self.notifier.start()
-        self._server = rpc.get_server(self.transport, self.conf.conductor.topic,
+        self._server = rpc.get_server(self.transport,
+                                      self.conf.conductor.topic,
                                       self._server_name, [self.manager])
         self._server.start()
         self._sweeper = threading.Thread(target=self._sweep_loop,

@@ -103,7 +103,7 @@ def counted(stack, call):
     before = (db.writes, client.calls_read, client.calls_write)
     result = call()
     after = (db.writes, client.calls_read, client.calls_write)
-    return result, tuple(a - b for a, b in zip(after, before))
+    return result, tuple(a - b for a, b in zip(after, before, strict=True))
 
 
 def test_add_change_remove(stack, placement, host):
