@@ -28,5 +28,14 @@ def no_content():
     return ''
 
 
+def empty_ok():
+    """200 with an empty body (upstream's device enable/disable). Pecan
+    turns an empty 200 into a 204 unless the body is a generator."""
+    pecan.response.status = 200
+    pecan.response.content_type = None
+    pecan.response.app_iter = (chunk for chunk in (b'',))
+    return ''
+
+
 def query(name, default=None):
     return pecan.request.GET.get(name, default)

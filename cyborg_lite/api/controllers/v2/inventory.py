@@ -61,9 +61,7 @@ class DevicesController(rest.RestController):
     def _set_status(self, uuid, rule, status):
         ctx = base.authorize(rule)
         pecan.request.conductor.device_set_status(ctx, uuid, status)
-        base.set_status(200)
-        pecan.response.content_type = None
-        return ''
+        return base.empty_ok()
 
     @pecan.expose()
     def enable(self, uuid, **kwargs):
