@@ -149,9 +149,13 @@ class ArqService:
             ok = False
         if not ok:
             binding.fail_bind(self._db, uuid)
-        LOG.info('arq %s: BindStarted -> %s', uuid,
-                 states.BOUND if ok else states.BIND_FAILED)
-        self._notifier.notify([self.get(ctx, uuid)])
+        try:
+            arq = self.get(ctx, uuid)
+        except exception.ARQNotFound:
+            LOG.info('arq %s: deleted while its FPGA was programmed', uuid)
+            return
+        LOG.info('arq %s: BindStarted -> %s', uuid, arq['state'])
+        self._notifier.notify([arq])
 
     def program_deployable(self, uuid, image_uuid):
         """Program an FPGA deployable synchronously (the admin API)."""
