@@ -17,6 +17,11 @@ driver on a fixture sysfs tree::
         ('agent', 'enabled_drivers'): ['nvidia_gpu'],
         ('agent', 'sysfs_root'): '/tmp/t4_vgpu',
         ('gpu_devices', 'enabled_vgpu_types'): ['nvidia-223']}})
+
+``host_kinds`` builds simulated hosts instead (``fake``, ``t4-vgpu``,
+``a100``: see :func:`cyborg_lite.allinone_hosts.simulated_host`), and
+``compute=True`` adds nova_shim's compute service, which serves every
+simulated host as a hypervisor and receives the bind events.
 """
 
 import logging
@@ -67,16 +72,28 @@ class AllInOne:
 
     def __init__(self, state_dir, api_port=0, hosts=1, overrides=None,
                  unique_topics=False, api_host='127.0.0.1',
-                 host_overrides=None, placement=True):
+                 host_overrides=None, placement=True, host_kinds=None,
+                 compute=False):
         os.makedirs(state_dir, exist_ok=True)
+        self.state_dir = state_dir
         options = default_overrides(state_dir, unique_topics)
         options.update(overrides or {})
         self._options = options
         self.conf = cl_conf.build_conf(overrides=options)
-        self.hostnames = host_names(hosts)
+        self.hostnames = host_names(len(host_kinds) if host_kinds
+                                    else hosts)
         self._host_overrides = {
             (self.hostnames[k] if isinstance(k, int) else k): v
             for k, v in (host_overrides or {}).items()}
+        self._host_sysfs = {}
+        for hostname, kind in zip(self.hostnames, host_kinds or (),
+                                  strict=False):
+            extra, sysfs = allinone_hosts.simulated_host(
+                kind, os.path.join(state_dir, 'sysfs', hostname))
+            self._host_overrides.setdefault(hostname, {}).update(extra)
+            self._host_sysfs[hostname] = sysfs
+        self.compute = None
+        self._with_compute = compute
         self.placement = None
         if placement and not placement_mirror.configured(
                 self.conf):
@@ -107,7 +124,8 @@ class AllInOne:
 
     def start_agent(self, hostname):
         agent = agent_service.AgentService(
-            self.host_conf(hostname), self.transport, hostname=hostname)
+            self.host_conf(hostname), self.transport, hostname=hostname,
+            sysfs=self._host_sysfs.get(hostname))
         agent.start()
         self.agents.append(agent)
         return agent
@@ -120,7 +138,9 @@ class AllInOne:
             self._options.update(placement)
             for (group, name), value in placement.items():
                 self.conf.set_override(name, value, group=group)
-        if placement_mirror.configured(self.conf):
+        if self._with_compute:
+            self._start_compute()
+        elif placement_mirror.configured(self.conf):
             allinone_hosts.register_compute_nodes(self.conf, self.hostnames)
         self.db = engine.Database(self.conf)
         migration.upgrade(self.db)
@@ -133,10 +153,29 @@ class AllInOne:
         app = api_app.setup_app(self.conf, self.transport)
         self.api_server = WSGIServer(app, self.api_host,
                                      self.api_port).start()
+        if self.compute is not None:
+            self.compute.use_cyborg(self.url)
         LOG.info('cyborg-lite API at %s', self.url)
         return self
 
+    def _start_compute(self):
+        """nova_shim's compute registers the compute nodes itself."""
+        from cyborg_lite import allinone_compute
+        self.compute = allinone_compute.EmbeddedCompute(
+            self.state_dir, self.hostnames, self.placement_url,
+            api_host=self.api_host).start()
+        for (group, name), value in self.compute.nova_overrides().items():
+            self._options[(group, name)] = value
+            self.conf.set_override(name, value, group=group)
+
+    def sysfs_root(self, hostname):
+        """The sysfs tree of a simulated host, or None."""
+        sysfs = self._host_sysfs.get(hostname)
+        return sysfs.root if sysfs is not None else None
+
     def stop(self):
+        if self.compute is not None:
+            self.compute.stop()
         if self.api_server is not None:
             self.api_server.stop()
         for agent in self.agents:

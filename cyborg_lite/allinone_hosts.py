@@ -6,6 +6,8 @@
   compute-node provider, as nova-compute would, before its agent starts.
 * :func:`host_conf` builds one host's own ConfigOpts, so that hosts can
   run different drivers on different sysfs trees.
+* :func:`simulated_host` builds a simulated host of a given kind: a sysfs
+  tree of real cards whose mdev writes take effect, and its agent options.
 """
 
 import os
@@ -14,7 +16,9 @@ import uuid
 from keystoneauth1 import loading as ks_loading
 
 from cyborg_lite import conf as cl_conf
+from cyborg_lite.agent import simulation
 from cyborg_lite.conf import agent as agent_conf
+from nova_shim.compute.service import compute_node_uuid
 from nova_shim import scheduler
 from placement_stub import fixture as placement_fixture
 
@@ -50,11 +54,6 @@ class EmbeddedPlacement:
         self._fixture.stop()
 
 
-def compute_node_uuid(hostname):
-    """A simulated compute node's provider uuid, stable across restarts."""
-    return str(uuid.uuid5(uuid.NAMESPACE_DNS, 'compute-node.' + hostname))
-
-
 def register_compute_nodes(conf, hostnames):
     """Create (or update) the compute-node provider of each host."""
     auth = ks_loading.load_auth_from_conf_options(conf, 'placement')
@@ -85,3 +84,27 @@ def host_conf(overrides, host_overrides=None):
     for (group, name), value in vgpu.items():
         conf.set_override(name, value, group=group)
     return conf
+
+
+# Simulated host kinds: the fake driver, or real cards' sysfs layouts.
+T4_VGPU_TYPE = 'nvidia-223'   # GRID T4-2B: 8 vGPUs per T4
+HOST_KINDS = ('fake', 't4-vgpu', 'a100')
+
+
+def simulated_host(kind, root):
+    """``(agent overrides, sysfs)`` of a simulated host of ``kind``;
+    the sysfs tree is built under ``root``. ``fake`` needs neither."""
+    if kind == 'fake':
+        return {}, None
+    tree = simulation.Tree(root)
+    overrides = {('agent', 'enabled_drivers'): ['nvidia_gpu'],
+                 ('agent', 'sysfs_root'): root}
+    if kind == 't4-vgpu':
+        simulation.add_t4(tree, '0000:af:00.0', '0000:ae:00.0', 90)
+        overrides[('gpu_devices', 'enabled_vgpu_types')] = [T4_VGPU_TYPE]
+    elif kind == 'a100':
+        simulation.add_a100(tree, num_vfs=0)
+    else:
+        raise ValueError('unknown simulated host kind %r; known: %s'
+                         % (kind, ', '.join(HOST_KINDS)))
+    return overrides, simulation.SimulatedSysfs(root)

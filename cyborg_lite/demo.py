@@ -1,77 +1,130 @@
-"""The all-in-one demo: an ARQ's whole life over the HTTP API.
+"""The all-in-one demo: accelerated guests through their whole life.
 
-Creates a device profile, creates its ARQ, binds it as Nova would (with a
-service token), shows it, unbinds it, deletes it and the profile, and
-prints each state. It talks HTTP only, like any client.
+It plays what an operator and a user would do, over HTTP only: the admin
+creates two device profiles (a whole GPU by PCI passthrough, and a vGPU),
+then a user boots one guest with each through nova_shim's compute API,
+stops, starts, hard-reboots and deletes them. Each step prints the
+instance's state, its ARQs' states and the host devices in the guest's
+libvirt XML. At the end it checks that no ARQ, allocation or mdev is
+left behind.
 """
 
-import json
-import uuid
+import time
 
 import requests
 
-SERVICE = {'X-Service-Roles': 'service'}
+ADMIN = {'X-Project-Id': 'admin', 'X-Roles': 'admin,member,reader'}
+USER = {'X-Project-Id': 'demo', 'X-User-Id': 'demo-user',
+        'X-Roles': 'member,reader'}
+PROFILES = {
+    'gpu-passthrough': {'resources:PGPU': '1',
+                        'trait:CUSTOM_NVIDIA_20F1': 'required'},
+    'vgpu-t4': {'resources:VGPU': '1',
+                'trait:CUSTOM_NVIDIA_1EB8_T4_2B': 'required'},
+}
+FLAVOR = {'vcpus': 2, 'ram': 2048, 'disk': 10}
 
 
-class Demo:
-    def __init__(self, url, hostname, out=print):
-        self.url = url.rstrip('/') + '/v2'
-        self.hostname = hostname
+class DemoError(Exception):
+    pass
+
+
+class GuestDemo:
+    def __init__(self, cyborg_url, compute_url, placement_url,
+                 mdev_counter, out=print):
+        self.cyborg = cyborg_url.rstrip('/') + '/v2'
+        self.compute = compute_url.rstrip('/')
+        self.placement = placement_url.rstrip('/')
+        self.count_mdevs = mdev_counter
         self.out = out
         self.http = requests.Session()
 
-    def _call(self, method, path, expect, **kwargs):
-        resp = self.http.request(method, self.url + path, timeout=30,
+    def _call(self, method, url, expect, headers=USER, **kwargs):
+        resp = self.http.request(method, url, headers=headers, timeout=60,
                                  **kwargs)
-        if resp.status_code != expect:
-            raise RuntimeError('%s %s answered %s: %s' % (
-                method, path, resp.status_code, resp.text))
+        if resp.status_code not in expect:
+            raise DemoError('%s %s answered %s: %s' % (
+                method, url, resp.status_code, resp.text[:300]))
         return resp.json() if resp.content else None
 
-    def step(self, title, arq=None):
-        if arq is None:
-            self.out('* %s' % title)
-            return
-        handle = arq['attach_handle_info'] or '-'
-        self.out('* %-34s state=%-12s handle=%s' % (
-            title, arq['state'], json.dumps(handle) if arq[
-                'attach_handle_type'] else '-'))
+    def server(self, uuid):
+        return self._call('GET', '%s/servers/%s' % (self.compute, uuid),
+                          (200,))['server']
 
-    def run(self, profile='demo-fpga'):
-        self._call('POST', '/device_profiles', 201, json=[{
-            'name': profile, 'description': 'one fake FPGA',
-            'groups': [{'resources:FPGA': '1',
-                        'trait:CUSTOM_FAKE_DEVICE': 'required'}]}])
-        self.step('created device profile %s' % profile)
-        deployables = self._call('GET', '/deployables', 200)['deployables']
-        fpga = next(d for d in deployables
-                    if '"FPGA"' in d['attributes_list']
-                    and d['name'].startswith(self.hostname))
-        arq = self._call('POST', '/accelerator_requests', 201,
-                         json={'device_profile_name': profile})['arqs'][0]
-        self.step('created ARQ %s' % arq['uuid'][:8], arq)
-        instance = str(uuid.uuid4())
-        self._call('PATCH', '/accelerator_requests', 202, headers=SERVICE,
-                   json={arq['uuid']: [
-                       {'op': 'add', 'path': '/hostname',
-                        'value': self.hostname},
-                       {'op': 'add', 'path': '/device_rp_uuid',
-                        'value': fpga['rp_uuid']},
-                       {'op': 'add', 'path': '/instance_uuid',
-                        'value': instance}]})
-        arq = self._call('GET', '/accelerator_requests/' + arq['uuid'], 200)
-        self.step('bound to instance %s' % instance[:8], arq)
-        self._call('PATCH', '/accelerator_requests/' + arq['uuid'], 202,
-                   headers=SERVICE, json={arq['uuid']: [
-                       {'op': 'remove', 'path': p} for p in
-                       ('/hostname', '/device_rp_uuid', '/instance_uuid')]})
-        arq = self._call('GET', '/accelerator_requests/' + arq['uuid'], 200)
-        self.step('unbound', arq)
-        self._call('DELETE', '/accelerator_requests/' + arq['uuid'], 204)
-        self._call('GET', '/accelerator_requests/' + arq['uuid'], 404)
-        self.step('deleted the ARQ')
-        self._call('DELETE', '/device_profiles/' + profile, 204)
-        self.step('deleted device profile %s' % profile)
-        left = self._call('GET', '/accelerator_requests', 200)['arqs']
-        self.out('Left behind: %d ARQ(s)' % len(left))
-        return len(left) == 0
+    def wait(self, uuid, status, timeout=60):
+        deadline = time.monotonic() + timeout
+        while time.monotonic() < deadline:
+            server = self.server(uuid)
+            if server['status'] == status and not server[
+                    'OS-EXT-STS:task_state']:
+                return server
+            if server['status'] == 'ERROR':
+                raise DemoError('%s failed: %s' % (
+                    server['name'], server.get('fault')))
+            time.sleep(0.1)
+        raise DemoError('%s did not reach %s' % (uuid, status))
+
+    def show(self, step, server):
+        arqs = ', '.join('%s %s' % (a['uuid'][:8], a['state'])
+                         for a in server.get('accelerator_requests', ()))
+        devs = ', '.join('%s %s' % (d['type'], d['address'])
+                         for d in server.get('hostdevs', ()))
+        self.out('  %-14s %-8s vm=%-8s power=%-2s ARQs: %-22s hostdevs: %s'
+                 % (step, server['status'], server['OS-EXT-STS:vm_state'],
+                    server['OS-EXT-STS:power_state'], arqs or '-',
+                    devs or '-'))
+
+    def action(self, uuid, body, status):
+        self._call('POST', '%s/servers/%s/action' % (self.compute, uuid),
+                   (202,), json=body)
+        return self.wait(uuid, status)
+
+    def lifecycle(self, name, profile):
+        self.out('%s (device profile %s):' % (name, profile))
+        flavor = dict(FLAVOR, extra_specs={'accel:device_profile': profile})
+        uuid = self._call('POST', self.compute + '/servers', (202,), json={
+            'server': {'name': name, 'flavor': flavor}})['server']['id']
+        server = self.wait(uuid, 'ACTIVE')
+        self.out('  on %s; mdevs on the hosts now: %d' % (
+            server['OS-EXT-SRV-ATTR:hypervisor_hostname'],
+            self.count_mdevs()))
+        self.show('boot', server)
+        self.show('stop', self.action(uuid, {'os-stop': None}, 'SHUTOFF'))
+        self.show('start', self.action(uuid, {'os-start': None}, 'ACTIVE'))
+        self.show('hard reboot', self.action(
+            uuid, {'reboot': {'type': 'HARD'}}, 'ACTIVE'))
+        self._call('DELETE', '%s/servers/%s' % (self.compute, uuid),
+                   (204, 202))
+        self._wait_gone(uuid)
+        self.out('  %-14s gone' % 'delete')
+        return uuid
+
+    def _wait_gone(self, uuid, timeout=60):
+        deadline = time.monotonic() + timeout
+        while time.monotonic() < deadline:
+            resp = self.http.get('%s/servers/%s' % (self.compute, uuid),
+                                 headers=USER, timeout=30)
+            if resp.status_code == 404:
+                return
+            time.sleep(0.1)
+        raise DemoError('%s was not deleted' % uuid)
+
+    def left_behind(self, uuids):
+        arqs = self._call('GET', self.cyborg + '/accelerator_requests',
+                          (200,), headers=ADMIN)['arqs']
+        allocations = sum(len(self._call(
+            'GET', '%s/allocations/%s' % (self.placement, uuid), (200,),
+            headers=ADMIN)['allocations']) for uuid in uuids)
+        return len(arqs), allocations, self.count_mdevs()
+
+    def run(self):
+        for name, group in PROFILES.items():
+            self._call('POST', self.cyborg + '/device_profiles', (201,),
+                       headers=ADMIN, json=[{'name': name,
+                                             'groups': [group]}])
+        uuids = [self.lifecycle('gpu-guest', 'gpu-passthrough'),
+                 self.lifecycle('vgpu-guest', 'vgpu-t4')]
+        arqs, allocations, mdevs = self.left_behind(uuids)
+        self.out('Left behind: %d ARQ(s), %d allocation(s), %d mdev(s)'
+                 % (arqs, allocations, mdevs))
+        return arqs == allocations == mdevs == 0

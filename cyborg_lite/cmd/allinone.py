@@ -13,7 +13,9 @@ import sys
 import threading
 
 from cyborg_lite import allinone
+from cyborg_lite import allinone_hosts
 from cyborg_lite import demo
+from cyborg_lite.agent import simulation
 from cyborg_lite.cmd import common
 
 
@@ -27,10 +29,14 @@ def parse_args(argv):
     parser.add_argument('--state-dir',
                         default=os.path.join(os.getcwd(), 'state'),
                         help='where the SQLite file and the log go')
-    parser.add_argument('--hosts', type=int, default=1,
-                        help='simulated compute hosts, one agent each')
+    parser.add_argument('--hosts', default='fake,t4-vgpu,a100',
+                        help='simulated hosts, one agent each: a number of '
+                             'fake-driver hosts, or a comma-separated list '
+                             'of kinds (%s)' % ', '.join(
+                                 allinone_hosts.HOST_KINDS))
     parser.add_argument('--demo', action='store_true',
-                        help='play an ARQ lifecycle, print it, and exit')
+                        help='boot accelerated guests through their life, '
+                             'print each step, and exit')
     parser.add_argument('--debug', action='store_true')
     return parser.parse_args(argv)
 
@@ -42,18 +48,24 @@ def main(argv=None):
     log_file = os.path.join(args.state_dir, 'cyborg-lite.log')
     overrides = {(None, 'log_file'): log_file, (None, 'debug'): args.debug,
                  (None, 'use_stderr'): False}
+    kinds = (['fake'] * int(args.hosts) if args.hosts.isdigit()
+             else args.hosts.split(','))
     stack = allinone.AllInOne(args.state_dir, api_port=args.api_port,
-                              hosts=args.hosts, api_host=args.api_host,
-                              overrides=overrides)
+                              host_kinds=kinds, api_host=args.api_host,
+                              overrides=overrides, compute=True)
     common.setup_logging(stack.conf)
     stack.start()
     print('cyborg-lite API: %s/v2  (log: %s)' % (stack.url, log_file),
           flush=True)
-    if stack.placement_url:
-        print('Placement: %s' % stack.placement_url, flush=True)
+    print('Placement: %s' % stack.placement_url, flush=True)
+    print('Compute (nova-shim --url): %s' % stack.compute.url, flush=True)
+    print('Hosts: %s' % ', '.join('%s (%s)' % pair for pair in zip(
+        stack.hostnames, kinds, strict=True)), flush=True)
     try:
         if args.demo:
-            ok = demo.Demo(stack.url, stack.hostnames[0]).run()
+            ok = demo.GuestDemo(stack.url, stack.compute.url,
+                                stack.placement_url,
+                                lambda: _count_mdevs(stack)).run()
             return 0 if ok else 1
         stopped = threading.Event()
         for sig in (signal.SIGTERM, signal.SIGINT):
@@ -62,6 +74,11 @@ def main(argv=None):
         return 0
     finally:
         stack.stop()
+
+
+def _count_mdevs(stack):
+    return sum(len(simulation.mdevs(stack.sysfs_root(h)))
+               for h in stack.hostnames if stack.sysfs_root(h))
 
 
 if __name__ == '__main__':
