@@ -11,7 +11,6 @@
 """
 
 import os
-import uuid
 
 from keystoneauth1 import loading as ks_loading
 
