@@ -6,6 +6,7 @@ reports the port it got.
 """
 
 import logging
+import socket
 import socketserver
 import threading
 from wsgiref import simple_server
@@ -18,6 +19,14 @@ class _QuietHandler(simple_server.WSGIRequestHandler):
 
     def log_message(self, fmt, *args):
         LOG.debug('%s - %s', self.address_string(), fmt % args)
+
+    def setup(self):
+        super().setup()
+        # wsgiref writes the status line, headers and body in separate
+        # sends; without TCP_NODELAY, Nagle's algorithm and the client's
+        # delayed ACK hold each response back by up to 40 ms.
+        self.connection.setsockopt(socket.IPPROTO_TCP, socket.TCP_NODELAY,
+                                   1)
 
     def handle(self):
         # wsgiref answers one request per connection; keep-alive would
