@@ -1,23 +1,35 @@
 #!/usr/bin/env bash
 # Install what the test suite needs from Debian and start a throwaway
-# PostgreSQL server on loopback. Prints the environment to export:
+# PostgreSQL server and a throwaway RabbitMQ node on loopback. Prints the
+# environment to export:
 #
 #   eval "$(tools/test-setup.sh start)"   # sets CYBORG_LITE_TEST_PG_URL
+#                                         # and CYBORG_LITE_TEST_RABBIT_URL
 #   tools/test-setup.sh stop
 #
 # Everything lives under $CYBORG_LITE_TEST_DIR (default /tmp/cyborg-lite-test)
-# and is stopped by PID; no system service is started or touched.
+# and is stopped by PID; no system service is started or touched. Ports,
+# all on 127.0.0.1: CYBORG_LITE_PG_PORT (15432), CYBORG_LITE_RABBIT_PORT
+# (15672, AMQP), CYBORG_LITE_RABBIT_DIST_PORT (15673, Erlang distribution)
+# and CYBORG_LITE_RABBIT_EPMD_PORT (15674). CYBORG_LITE_TEST_RABBIT=0 leaves
+# RabbitMQ out.
 set -euo pipefail
 
 TEST_DIR=${CYBORG_LITE_TEST_DIR:-/tmp/cyborg-lite-test}
 PG_DIR=$TEST_DIR/pg
 PG_PORT=${CYBORG_LITE_PG_PORT:-15432}
+RMQ_DIR=$TEST_DIR/rabbitmq
+RMQ_PORT=${CYBORG_LITE_RABBIT_PORT:-15672}
+RMQ_DIST_PORT=${CYBORG_LITE_RABBIT_DIST_PORT:-15673}
+RMQ_EPMD_PORT=${CYBORG_LITE_RABBIT_EPMD_PORT:-15674}
+WITH_RABBIT=${CYBORG_LITE_TEST_RABBIT:-1}
 
 log() { echo "test-setup: $*" >&2; }
 
 install_packages() {
     local wanted=(libvirt-dev libvirt0 pkg-config gcc python3-dev
                   python3-venv postgresql)
+    [ "$WITH_RABBIT" = 0 ] || wanted+=(rabbitmq-server)
     local missing=()
     for pkg in "${wanted[@]}"; do
         dpkg-query -W -f='${Status}' "$pkg" 2>/dev/null \
@@ -70,12 +82,132 @@ stop_pg() {
     fi
 }
 
+# RabbitMQ: a node of our own (name, ports, epmd, directories), never the
+# system one. HOME points into our directory so that the Erlang cookie is
+# ours too; the distribution port listens on loopback only.
+rmq_env() {
+    export HOME=$RMQ_DIR \
+        RABBITMQ_NODENAME=cyborg-lite-test@localhost \
+        RABBITMQ_USE_LONGNAME=false \
+        RABBITMQ_DIST_PORT=$RMQ_DIST_PORT \
+        ERL_EPMD_PORT=$RMQ_EPMD_PORT \
+        ERL_EPMD_ADDRESS=127.0.0.1 \
+        RABBITMQ_MNESIA_BASE=$RMQ_DIR/mnesia \
+        RABBITMQ_LOG_BASE=$RMQ_DIR/log \
+        RABBITMQ_CONFIG_FILE=$RMQ_DIR/rabbitmq.conf \
+        RABBITMQ_ENABLED_PLUGINS_FILE=$RMQ_DIR/enabled_plugins \
+        RABBITMQ_PID_FILE=$RMQ_DIR/rabbitmq.pid \
+        RABBITMQ_SERVER_ADDITIONAL_ERL_ARGS="-kernel inet_dist_use_interface {127,0,0,1}"
+}
+
+port_open() {
+    (exec 3<>"/dev/tcp/127.0.0.1/$1") 2>/dev/null
+}
+
+# The PID of the process that listens on port $1, if any.
+listener_pid() {
+    ss -Hltnp "sport = :$1" 2>/dev/null \
+        | sed -n 's/.*pid=\([0-9]*\).*/\1/p' | head -n 1
+}
+
+pid_alive() {
+    [ -n "$1" ] && kill -0 "$1" 2>/dev/null
+}
+
+write_rabbit_config() {
+    mkdir -p "$RMQ_DIR/mnesia" "$RMQ_DIR/log"
+    {
+        echo "listeners.tcp.1 = 127.0.0.1:$RMQ_PORT"
+        echo "loopback_users.guest = true"
+        echo "log.console = false"
+        echo "log.file.level = warning"
+    } >"$RMQ_DIR/rabbitmq.conf"
+    echo '[].' >"$RMQ_DIR/enabled_plugins"
+}
+
+start_rabbit() {
+    local pid
+    pid=$(cat "$RMQ_DIR/rabbitmq.pid" 2>/dev/null || true)
+    if pid_alive "$pid" && port_open "$RMQ_PORT"; then
+        log "RabbitMQ already running"
+    else
+        for port in "$RMQ_PORT" "$RMQ_DIST_PORT" "$RMQ_EPMD_PORT"; do
+            if port_open "$port"; then
+                log "port $port is taken; set CYBORG_LITE_RABBIT_PORT," \
+                    "CYBORG_LITE_RABBIT_DIST_PORT, CYBORG_LITE_RABBIT_EPMD_PORT"
+                return 1
+            fi
+        done
+        rm -rf "$RMQ_DIR"
+        write_rabbit_config
+        (
+            rmq_env
+            setsid /usr/lib/rabbitmq/bin/rabbitmq-server \
+                >"$RMQ_DIR/server.out" 2>&1 </dev/null &
+            echo $! >"$RMQ_DIR/launcher.pid"
+        )
+        # It takes about 12 s until the AMQP port listens.
+        local tries=0
+        until port_open "$RMQ_PORT"; do
+            if [ "$tries" -ge 600 ]; then
+                log "RabbitMQ did not listen on $RMQ_PORT within 60 s;" \
+                    "see $RMQ_DIR/server.out and $RMQ_DIR/log"
+                stop_rabbit
+                return 1
+            fi
+            sleep 0.1
+            tries=$((tries + 1))
+        done
+        listener_pid "$RMQ_EPMD_PORT" >"$RMQ_DIR/epmd.pid"
+        log "RabbitMQ listening on 127.0.0.1:$RMQ_PORT" \
+            "(pid $(cat "$RMQ_DIR/rabbitmq.pid" 2>/dev/null || echo ?)," \
+            "epmd pid $(cat "$RMQ_DIR/epmd.pid"))"
+    fi
+    # The guest user may log in from loopback only, which is all we need.
+    echo "export CYBORG_LITE_TEST_RABBIT_URL=rabbit://guest:guest@127.0.0.1:$RMQ_PORT/"
+}
+
+wait_gone() {
+    for _ in $(seq 100); do
+        pid_alive "$1" || return 0
+        sleep 0.1
+    done
+    return 1
+}
+
+stop_rabbit() {
+    [ -d "$RMQ_DIR" ] || return 0
+    local pid launcher epmd
+    pid=$(cat "$RMQ_DIR/rabbitmq.pid" 2>/dev/null || true)
+    launcher=$(cat "$RMQ_DIR/launcher.pid" 2>/dev/null || true)
+    if pid_alive "$pid" || pid_alive "$launcher"; then
+        log "stopping RabbitMQ (pid ${pid:-$launcher})"
+        (rmq_env; /usr/lib/rabbitmq/bin/rabbitmqctl -q stop \
+            >/dev/null 2>&1) || true
+        for p in $pid $launcher; do
+            wait_gone "$p" || kill -KILL "$p" 2>/dev/null || true
+        done
+    fi
+    # epmd outlives the node. Stop it only if the PID recorded at start
+    # still listens on our epmd port.
+    epmd=$(cat "$RMQ_DIR/epmd.pid" 2>/dev/null || true)
+    if [ -n "$epmd" ] && [ "$(listener_pid "$RMQ_EPMD_PORT")" = "$epmd" ]; then
+        log "stopping epmd (pid $epmd)"
+        kill -TERM "$epmd" 2>/dev/null || true
+        wait_gone "$epmd" || true
+    fi
+    rm -f "$RMQ_DIR/rabbitmq.pid" "$RMQ_DIR/launcher.pid" \
+        "$RMQ_DIR/epmd.pid"
+}
+
 case "${1:-start}" in
     start)
         install_packages
         start_pg
+        [ "$WITH_RABBIT" = 0 ] || start_rabbit
         ;;
     stop)
+        stop_rabbit
         stop_pg
         ;;
     *)
