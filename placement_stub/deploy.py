@@ -6,19 +6,23 @@ From the outside in:
    error bodies) and the ``x-openstack-request-id`` response header.
 2. ``FaultWrapper`` turns any unexpected exception into a JSON 500, so no
    error ever leaves as an HTML page or a broken connection.
-3. Authentication: keystonemiddleware ``auth_token`` when ``[api]
+3. ``HealthcheckRouter``: ``/healthcheck`` goes to oslo.middleware's
+   health check, before authentication, so that load balancers can poll
+   it without a token.
+4. Authentication: keystonemiddleware ``auth_token`` when ``[api]
    auth_strategy = keystone`` (``/`` stays open, as in Placement), else
    nothing: noauth2 trusts the identity headers.
-4. ``ContextMiddleware`` builds the request context from the identity
+5. ``ContextMiddleware`` builds the request context from the identity
    headers and the microversion, checks the admin-only policy and adds the
    version headers to the response.
-5. ``handler.dispatch``: the route table.
+6. ``handler.dispatch``: the route table.
 """
 
 import logging
 import time
 
 from keystonemiddleware import auth_token
+from oslo_middleware import healthcheck
 from oslo_middleware import request_id
 import webob
 import webob.dec
@@ -52,6 +56,21 @@ class FaultWrapper:
             exc = errors.http(webob.exc.HTTPInternalServerError,
                               'An unexpected error occurred.')
             return exc(environ, start_response)
+
+
+class HealthcheckRouter:
+    """Sends ``/healthcheck`` to oslo.middleware's health check app."""
+
+    PATH = '/healthcheck'
+
+    def __init__(self, app):
+        self.app = app
+        self.healthcheck = healthcheck.Healthcheck.app_factory({})
+
+    def __call__(self, environ, start_response):
+        if environ.get('PATH_INFO', '').rstrip('/') == self.PATH:
+            return self.healthcheck(environ, start_response)
+        return self.app(environ, start_response)
 
 
 class KeystoneAuth:
@@ -135,5 +154,6 @@ def deploy(conf, facade=None):
     app = ContextMiddleware(handler.dispatch, facade)
     if conf.api.auth_strategy == 'keystone':
         app = KeystoneAuth(app, conf)
+    app = HealthcheckRouter(app)
     app = FaultWrapper(app)
     return request_id.RequestId(app)

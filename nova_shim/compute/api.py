@@ -7,6 +7,9 @@ and take ``(request, manager, **url_args)``. Paths may carry Nova's
 (``{"badRequest": {"code": 400, "message": ...}}``) in one table,
 :data:`ERRORS`.
 
+``/healthcheck`` (oslo.middleware's health check, outside the API
+routes and without identity) answers 200 while the service runs.
+
 Authentication: none of its own. Identity comes from the headers that
 keystonemiddleware (or a trusting front end) sets: ``X-Project-Id``,
 ``X-User-Id``, ``X-Roles``, ``X-Auth-Token``, ``X-Service-Token``;
@@ -17,6 +20,7 @@ import logging
 import re
 from typing import Callable
 
+from oslo_middleware import healthcheck
 import webob
 import webob.dec
 
@@ -67,9 +71,12 @@ class ComputeAPI:
 
     def __init__(self, manager: ComputeManager) -> None:
         self.manager = manager
+        self.healthcheck = healthcheck.Healthcheck.app_factory({})
 
     @webob.dec.wsgify
     def __call__(self, req: webob.Request) -> webob.Response:
+        if req.path_info.rstrip('/') == '/healthcheck':
+            return req.get_response(self.healthcheck)
         path = _PREFIX.sub('', req.path_info) or '/'
         try:
             version = request_version(req)
