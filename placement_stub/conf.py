@@ -19,8 +19,19 @@ API_OPTS = [
     cfg.StrOpt('auth_strategy', default='noauth2',
                choices=[('noauth2', 'identity from X-Project-Id, X-User-Id '
                                     'and X-Roles headers'),
-                        ('keystone', 'keystonemiddleware auth_token')],
+                        ('keystone', 'keystonemiddleware auth_token'),
+                        ('http_basic', 'HTTP basic auth against an '
+                                       'htpasswd file')],
                help='How requests are authenticated.'),
+    cfg.StrOpt('http_basic_auth_user_file',
+               default='/etc/placement-stub/htpasswd',
+               help='htpasswd file (bcrypt) for auth_strategy http_basic.'),
+    cfg.StrOpt('http_basic_identity_file',
+               help='With http_basic, a YAML file mapping each user name '
+                    'to its project_id, user_id and roles.'),
+    cfg.ListOpt('http_basic_default_roles', default=['reader'],
+                help='With http_basic, the roles of a user that '
+                     'http_basic_identity_file does not name.'),
     cfg.StrOpt('host', default='127.0.0.1',
                help='Address placement-stub-api listens on.'),
     cfg.PortOpt('port', default=8778,

@@ -10,8 +10,9 @@ From the outside in:
    health check, before authentication, so that load balancers can poll
    it without a token.
 4. Authentication: keystonemiddleware ``auth_token`` when ``[api]
-   auth_strategy = keystone`` (``/`` stays open, as in Placement), else
-   nothing: noauth2 trusts the identity headers.
+   auth_strategy = keystone`` (``/`` stays open, as in Placement), basic
+   auth (:mod:`placement_stub.auth`) with ``http_basic``, else nothing:
+   noauth2 trusts the identity headers.
 5. ``ContextMiddleware`` builds the request context from the identity
    headers and the microversion, checks the admin-only policy and adds the
    version headers to the response.
@@ -29,6 +30,7 @@ import webob.dec
 import webob.exc
 from wsgiref import handlers as wsgiref_handlers
 
+from placement_stub import auth
 from placement_stub import context as context_lib
 from placement_stub.db import api as db_api
 from placement_stub import errors
@@ -154,6 +156,8 @@ def deploy(conf, facade=None):
     app = ContextMiddleware(handler.dispatch, facade)
     if conf.api.auth_strategy == 'keystone':
         app = KeystoneAuth(app, conf)
+    elif conf.api.auth_strategy == 'http_basic':
+        app = auth.BasicAuth(app, conf)
     app = HealthcheckRouter(app)
     app = FaultWrapper(app)
     return request_id.RequestId(app)

@@ -3,18 +3,40 @@
 * ``noauth``: identity from ``X-Project-Id``, ``X-User-Id``, ``X-Roles``
   and ``X-Service-Roles``; with no headers, the defaults of ``[api]`` (an
   admin in the all-in-one).
-* ``keystone``: keystonemiddleware ``auth_token`` validates the token and
-  sets the same headers.
+* ``keystone``: keystonemiddleware ``auth_token`` validates the token
+  (``[keystone_authtoken]``), removes any identity headers the client
+  sent and sets them from the token; ``X-Service-Roles`` comes from a
+  valid ``X-Service-Token``.
+* ``http_basic``: oslo.middleware's basic auth checks the user and its
+  bcrypt hash in an htpasswd file (``[api] http_basic_auth_user_file``).
+  oslo.middleware only sets ``X-User`` and ``X-User-Name``, so the rest
+  of the identity comes from :class:`IdentityMap`: the YAML file
+  ``[api] http_basic_identity_file`` maps a user name to its project,
+  roles and service roles; a user missing from it acts in a project named
+  like the user with ``[api] http_basic_default_roles``. Identity headers
+  the client sent are removed first.
 
 The discovery documents (``/``, ``/v2`` with an optional ``.json``) never
 need credentials, so that keystoneauth version discovery works.
 """
 
+import logging
+
+from oslo_middleware import basic_auth
+import webob.exc
+import yaml
+
 from cyborg_lite import context
 
+LOG = logging.getLogger(__name__)
 PUBLIC_PATHS = frozenset({'', '/', '/v2', '/v2/', '.json', '/.json',
                           '/v2.json', '/v2/.json'})
 CONTEXT_KEY = 'cyborg_lite.context'
+# The headers auth_token sets; a client must never be able to set them.
+IDENTITY_HEADERS = ('HTTP_X_PROJECT_ID', 'HTTP_X_PROJECT_NAME',
+                    'HTTP_X_USER_ID', 'HTTP_X_USER_NAME', 'HTTP_X_USER',
+                    'HTTP_X_ROLES', 'HTTP_X_SERVICE_ROLES',
+                    'HTTP_X_IDENTITY_STATUS', 'HTTP_X_SERVICE_IDENTITY_STATUS')
 
 
 def _split(value):
@@ -23,7 +45,7 @@ def _split(value):
 
 def context_from_environ(environ, conf, defaults=False):
     """A RequestContext from identity headers (set by the client in
-    noauth, by auth_token otherwise)."""
+    noauth, by the auth middleware otherwise)."""
     roles = _split(environ.get('HTTP_X_ROLES'))
     project = environ.get('HTTP_X_PROJECT_ID')
     if defaults:
@@ -68,6 +90,92 @@ class PublicPathBypass:
         return self.authenticated_app(environ, start_response)
 
 
+class IdentityMap:
+    """User name -> project, roles and service roles, for http_basic.
+
+    The file is YAML::
+
+        nova:
+          project_id: service
+          roles: [admin]
+          service_roles: [service]
+        alice:
+          project_id: 6f1e...
+          roles: [member, reader]
+    """
+
+    KEYS = frozenset({'project_id', 'user_id', 'roles', 'service_roles'})
+
+    def __init__(self, entries, default_roles):
+        self.entries = entries
+        self.default_roles = list(default_roles)
+
+    @classmethod
+    def load(cls, path, default_roles):
+        entries = {}
+        if path:
+            with open(path) as f:
+                entries = yaml.safe_load(f) or {}
+            for user, entry in entries.items():
+                unknown = set(entry or {}) - cls.KEYS
+                if unknown:
+                    raise ValueError('%s: unknown keys %s for user %s'
+                                     % (path, sorted(unknown), user))
+        return cls(entries, default_roles)
+
+    def headers(self, username):
+        """The identity headers (as WSGI environ keys) of ``username``."""
+        entry = self.entries.get(username) or {}
+        roles = entry.get('roles', self.default_roles)
+        return {
+            'HTTP_X_PROJECT_ID': str(entry.get('project_id', username)),
+            'HTTP_X_USER_ID': str(entry.get('user_id', username)),
+            'HTTP_X_ROLES': ','.join(roles),
+            'HTTP_X_SERVICE_ROLES': ','.join(entry.get('service_roles', [])),
+        }
+
+
+class BasicAuth:
+    """oslo.middleware's basic auth, plus identity from an IdentityMap.
+
+    oslo.middleware's ``BasicAuthMiddleware`` reads its file name from the
+    global ``cfg.CONF``; its functions take the file explicitly, so this
+    class calls them with ``[api] http_basic_auth_user_file``.
+    """
+
+    REALM = 'Basic realm="cyborg-lite"'
+
+    def __init__(self, app, user_file, identities):
+        basic_auth.validate_auth_file(user_file)
+        self.app = app
+        self.user_file = user_file
+        self.identities = identities
+
+    def __call__(self, environ, start_response):
+        for name in IDENTITY_HEADERS:
+            environ.pop(name, None)
+        try:
+            token = basic_auth.parse_header(environ)
+            username, password = basic_auth.parse_token(token)
+            environ.update(basic_auth.authenticate(self.user_file, username,
+                                                   password))
+        except webob.exc.HTTPBadRequest as exc:
+            # A malformed header or an unreadable file: still a 401, so
+            # that no client takes it for a problem with its request body.
+            LOG.info('Basic auth failed: %s', exc.detail)
+            return self._unauthorized(environ, start_response)
+        except webob.exc.HTTPUnauthorized:
+            return self._unauthorized(environ, start_response)
+        environ.update(self.identities.headers(username))
+        return self.app(environ, start_response)
+
+    def _unauthorized(self, environ, start_response):
+        resp = webob.exc.HTTPUnauthorized(
+            detail='The request you have made requires authentication.',
+            headers=[('WWW-Authenticate', self.REALM)])
+        return resp(environ, start_response)
+
+
 def wrap(app, conf):
     """Compose the configured authentication around ``app``."""
     strategy = conf.api.auth_strategy
@@ -79,7 +187,8 @@ def wrap(app, conf):
         authed = auth_token.AuthProtocol(
             with_context, {'oslo_config_config': conf})
     else:
-        from oslo_middleware import basic_auth
-        authed = basic_auth.BasicAuthMiddleware(
-            with_context, auth_file=conf.api.http_basic_auth_user_file)
+        identities = IdentityMap.load(conf.api.http_basic_identity_file,
+                                      conf.api.http_basic_default_roles)
+        authed = BasicAuth(with_context, conf.api.http_basic_auth_user_file,
+                           identities)
     return PublicPathBypass(authed, with_context)

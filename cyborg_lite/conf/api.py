@@ -23,6 +23,15 @@ OPTS = [
     cfg.StrOpt('http_basic_auth_user_file',
                default='/etc/cyborg-lite/htpasswd',
                help='htpasswd file (bcrypt) for auth_strategy http_basic.'),
+    cfg.StrOpt('http_basic_identity_file',
+               help='With http_basic, a YAML file mapping each user name '
+                    'to its project_id, user_id, roles and service_roles. '
+                    'A user missing from it (or every user, when unset) '
+                    'acts in a project named like the user, with '
+                    'http_basic_default_roles and no service roles.'),
+    cfg.ListOpt('http_basic_default_roles', default=['member', 'reader'],
+                help='With http_basic, the roles of a user that '
+                     'http_basic_identity_file does not name.'),
     cfg.ListOpt('noauth_default_roles', default=['admin', 'member', 'reader'],
                 help='With noauth, the roles of a request that sends no '
                      'X-Roles header.'),

@@ -1,0 +1,118 @@
+"""A real Keystone on loopback, for the ``keystone`` auth tests.
+
+Keystone comes from PyPI into its own virtualenv (``.venv-keystone``,
+made by ``tools/run-tests.sh``; ``CYBORG_LITE_TEST_KEYSTONE_PYTHON`` names
+another interpreter). It runs on SQLite with fernet tokens: the parent
+runs ``keystone-manage db_sync``, ``fernet_setup``, ``credential_setup``,
+starts this file as a child (``python keystone_server.py <keystone.conf>``,
+serving Keystone's WSGI app with wsgiref on a free port it prints), then
+``bootstrap`` with the real URL, and creates projects, users and roles
+through the Identity API.
+
+The child side imports only the standard library and keystone.
+"""
+
+import os
+import subprocess
+import sys
+
+ADMIN_PASSWORD = 'admin-secret'
+CONF = """[DEFAULT]
+log_file = {dir}/keystone.log
+[database]
+connection = sqlite:///{dir}/keystone.sqlite
+[fernet_tokens]
+key_repository = {dir}/fernet-keys
+[fernet_receipts]
+key_repository = {dir}/fernet-receipts
+[credential]
+key_repository = {dir}/credential-keys
+[token]
+provider = fernet
+"""
+
+
+def keystone_python():
+    """The interpreter of the Keystone virtualenv, or None."""
+    path = os.environ.get('CYBORG_LITE_TEST_KEYSTONE_PYTHON') or os.path.join(
+        os.path.dirname(__file__), '..', '..', '..', '.venv-keystone', 'bin',
+        'python')
+    if not os.path.exists(path):
+        return None
+    probe = subprocess.run([path, '-c', 'import keystone.server.wsgi'],
+                           capture_output=True)
+    return path if probe.returncode == 0 else None
+
+
+class Keystone:
+    """Keystone in a child process; :meth:`start`, :meth:`stop`, ``url``."""
+
+    def __init__(self, python, state_dir):
+        self.python = python
+        self.dir = str(state_dir)
+        self.conf = os.path.join(self.dir, 'keystone.conf')
+        self.proc = None
+        self.url = None
+
+    def _manage(self, *args):
+        manage = os.path.join(os.path.dirname(self.python), 'keystone-manage')
+        subprocess.run([manage, '--config-file', self.conf, *args],
+                       check=True, capture_output=True)
+
+    def start(self):
+        with open(self.conf, 'w') as f:
+            f.write(CONF.format(dir=self.dir))
+        owner = ['--keystone-user', str(os.getuid()),
+                 '--keystone-group', str(os.getgid())]
+        self._manage('db_sync')
+        self._manage('fernet_setup', *owner)
+        self._manage('credential_setup', *owner)
+        self.proc = subprocess.Popen(
+            [self.python, __file__, self.conf], stdout=subprocess.PIPE,
+            stderr=open(os.path.join(self.dir, 'server.err'), 'w'),
+            text=True)
+        port = self.proc.stdout.readline().strip()
+        if not port:
+            raise RuntimeError('keystone did not start; see %s/server.err'
+                               % self.dir)
+        self.url = 'http://127.0.0.1:%s/v3' % port
+        self._manage('bootstrap', '--bootstrap-password', ADMIN_PASSWORD,
+                     '--bootstrap-region-id', 'RegionOne',
+                     '--bootstrap-public-url', self.url,
+                     '--bootstrap-internal-url', self.url,
+                     '--bootstrap-admin-url', self.url)
+        return self
+
+    def stop(self):
+        if self.proc is not None:
+            self.proc.terminate()
+            self.proc.wait(timeout=10)
+            self.proc = None
+
+
+def serve(conf_file):
+    import socketserver
+    from wsgiref import simple_server
+
+    os.environ['OS_KEYSTONE_CONFIG_FILES'] = conf_file
+    from keystone.server import wsgi
+    app = wsgi.initialize_public_application()
+
+    class Server(socketserver.ThreadingMixIn, simple_server.WSGIServer):
+        daemon_threads = True
+
+    class Quiet(simple_server.WSGIRequestHandler):
+        def log_message(self, *args):
+            pass
+
+    httpd = simple_server.make_server('127.0.0.1', 0, app,
+                                      server_class=Server,
+                                      handler_class=Quiet)
+    print(httpd.server_address[1], flush=True)
+    httpd.serve_forever()
+
+
+if __name__ == '__main__':
+    conf_file = sys.argv[1]
+    sys.argv[1:] = []  # keystone parses the command line itself
+    serve(conf_file)
