@@ -18,6 +18,8 @@ an htpasswd file and an identity file (http_basic), or Keystone tokens
 from a real Keystone (keystone; skipped when it is not installed).
 """
 
+import uuid
+
 import bcrypt
 import pytest
 import requests
@@ -26,6 +28,7 @@ import yaml
 from keystonemiddleware import auth_token
 from keystoneauth1 import loading as ks_loading
 
+from tests.fixtures import cyborg_api
 from tests.functional.auth import keystone_server
 
 PASSWORD = 'secret-%s'
@@ -218,7 +221,7 @@ class Keystone(NoAuth):
     def placement_client(self, conf, endpoint, user='cyborg'):
         register_and_set(conf, 'placement', 'password', {
             'auth_type': 'password', 'auth_url': self.url, 'username': user,
-            'password': PASSWORD % user, 'project_name': 'service',
+            'password': PASSWORD % user, 'project_name': USERS[user][0],
             'user_domain_id': 'default', 'project_domain_id': 'default'})
         conf.set_override('endpoint_override', endpoint, group='placement')
 
@@ -244,3 +247,43 @@ def mode(request, tmp_path_factory):
     if request.param == 'http_basic':
         return HttpBasic(tmp_path_factory.mktemp('basic'))
     return Keystone(request.getfixturevalue('keystone'))
+
+
+class Caller:
+    def __init__(self, stack, headers):
+        self.client = cyborg_api.Client(stack.url + '/v2', {})
+        self.client.session.headers.update(headers or {})
+
+    def __getattr__(self, name):
+        return getattr(self.client, name)
+
+
+@pytest.fixture(scope='module')
+def stack(mode, tmp_path_factory):
+    s = cyborg_api.CyborgStack(tmp_path_factory.mktemp('stack'),
+                               overrides=mode.api_overrides)
+    mode.configure_api(s.aio.conf)
+    with s:
+        s.mode = mode
+        s.caller = lambda user, service=False: Caller(
+            s, mode.headers(user, service))
+        yield s
+
+
+@pytest.fixture(scope='module')
+def profile(stack):
+    name = 'auth-%s' % uuid.uuid4().hex[:8]
+    resp = stack.caller('admin').post('/device_profiles', json=[
+        {'name': name, 'groups': [{'resources:FPGA': '1'}]}])
+    assert resp.status_code == 201, resp.text
+    return name
+
+
+@pytest.fixture(scope='module')
+def fpga(stack):
+    deps = stack.caller('admin').get('/deployables')
+    assert deps.status_code == 200, deps.text
+    host = stack.aio.hostnames[0]
+    return next(d for d in deps.json()['deployables']
+                if '"FPGA"' in d['attributes_list']
+                and d['name'].startswith(host))

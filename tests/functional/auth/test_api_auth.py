@@ -16,46 +16,6 @@ import requests
 from tests.fixtures import cyborg_api
 
 
-class Caller:
-    def __init__(self, stack, headers):
-        self.client = cyborg_api.Client(stack.url + '/v2', {})
-        self.client.session.headers.update(headers or {})
-
-    def __getattr__(self, name):
-        return getattr(self.client, name)
-
-
-@pytest.fixture(scope='module')
-def stack(mode, tmp_path_factory):
-    s = cyborg_api.CyborgStack(tmp_path_factory.mktemp('stack'),
-                               overrides=mode.api_overrides)
-    mode.configure_api(s.aio.conf)
-    with s:
-        s.mode = mode
-        s.caller = lambda user, service=False: Caller(
-            s, mode.headers(user, service))
-        yield s
-
-
-@pytest.fixture(scope='module')
-def profile(stack):
-    name = 'auth-%s' % uuid.uuid4().hex[:8]
-    resp = stack.caller('admin').post('/device_profiles', json=[
-        {'name': name, 'groups': [{'resources:FPGA': '1'}]}])
-    assert resp.status_code == 201, resp.text
-    return name
-
-
-@pytest.fixture(scope='module')
-def fpga(stack):
-    deps = stack.caller('admin').get('/deployables')
-    assert deps.status_code == 200, deps.text
-    host = stack.aio.hostnames[0]
-    return next(d for d in deps.json()['deployables']
-                if '"FPGA"' in d['attributes_list']
-                and d['name'].startswith(host))
-
-
 def create_arq(stack, profile, user='alice'):
     resp = stack.caller(user).post('/accelerator_requests',
                                    json={'device_profile_name': profile})
