@@ -246,7 +246,11 @@ def mode(request, tmp_path_factory):
         return NoAuth()
     if request.param == 'http_basic':
         return HttpBasic(tmp_path_factory.mktemp('basic'))
-    return Keystone(request.getfixturevalue('keystone'))
+    server = request.getfixturevalue('keystone')
+    # Users and projects are created once per Keystone.
+    if getattr(server, 'mode', None) is None:
+        server.mode = Keystone(server)
+    return server.mode
 
 
 class Caller:
