@@ -3,6 +3,11 @@
 Each query returns only providers that have capacity for one resource
 class (and pass the group's trait, aggregate and tree filters), so the
 Python side combines over matching trees only.
+
+Allocation candidates read the fleet in slices of consecutive root ids
+(:class:`GroupQueries`): every query of a slice is driven by the index on
+``resource_providers.root_provider_id``, so a request with a ``limit``
+reads about as many trees as it returns, whatever the size of the fleet.
 """
 
 import sqlalchemy as sa
@@ -19,6 +24,20 @@ RP = models.ResourceProvider
 PT = models.ProviderTrait
 PA = models.ProviderAggregate
 AGG = models.Aggregate
+
+# Core tables: the candidate queries return plain tuples, without the
+# ORM's row processing.
+INV_T = INV.__table__
+ALLOC_T = ALLOC.__table__
+RP_T = RP.__table__
+PT_T = PT.__table__
+PA_T = PA.__table__
+AGG_T = AGG.__table__
+RC_T = models.ResourceClass.__table__
+T_T = models.Trait.__table__
+# Bounds of a slice of root ids: (lo, hi].
+NO_LOWER_BOUND = -(2 ** 62)
+NO_UPPER_BOUND = 2 ** 62
 
 
 def _usage_subquery(rc_id):
@@ -134,3 +153,104 @@ def tree_parents(ctx, root_ids) -> dict:
     stmt = (sa.select(RP.id, RP.parent_provider_id)
             .where(RP.root_provider_id.in_(list(root_ids))))
     return dict(ctx.session.execute(stmt).all())
+
+
+def _slice_capacity_select(rc_id, amount):
+    """(rp_id, root_id, free) for one class, for roots in (lo, hi].
+
+    Driven by the root index: ``resource_class_id + 0`` keeps SQLite from
+    scanning every inventory of the class instead, and the usage is a
+    correlated sum over the (provider, class, used) index.
+    """
+    inv, rp = INV_T.c, RP_T.c
+    used = (sa.select(sa.func.sum(ALLOC_T.c.used))
+            .where(ALLOC_T.c.resource_provider_id == inv.resource_provider_id,
+                   ALLOC_T.c.resource_class_id == rc_id)
+            .scalar_subquery())
+    free = ((inv.total - inv.reserved) * inv.allocation_ratio
+            - sa.func.coalesce(used, 0))
+    return (sa.select(inv.resource_provider_id, rp.root_provider_id, free)
+            .select_from(INV_T.join(RP_T,
+                                    rp.id == inv.resource_provider_id))
+            .where(inv.resource_class_id + 0 == rc_id,
+                   inv.min_unit <= amount, inv.max_unit >= amount,
+                   sa.literal(amount) % inv.step_size == 0,
+                   free >= amount,
+                   rp.root_provider_id > sa.bindparam('lo'),
+                   rp.root_provider_id <= sa.bindparam('hi'))
+            .order_by(rp.root_provider_id, inv.resource_provider_id))
+
+
+def _has_trait(rp_col, trait_ids):
+    return (sa.select(PT_T.c.resource_provider_id)
+            .where(PT_T.c.resource_provider_id == rp_col,
+                   PT_T.c.trait_id.in_(trait_ids)).exists())
+
+
+def _in_aggregates(rp_col, uuids):
+    return (sa.select(PA_T.c.resource_provider_id)
+            .select_from(PA_T.join(AGG_T,
+                                   AGG_T.c.id == PA_T.c.aggregate_id))
+            .where(PA_T.c.resource_provider_id == rp_col,
+                   AGG_T.c.uuid.in_(sorted(uuids))).exists())
+
+
+class GroupQueries:
+    """The per-class queries of every request group, built once.
+
+    Names are resolved (and unknown ones rejected, with the same 400s as
+    before) in the constructor; :meth:`rows` runs the queries for one
+    slice of root ids.
+    """
+
+    def __init__(self, ctx, groups):
+        self._stmts = []
+        for group in groups:
+            rc_ids = rc_ids_or_400(ctx, group.resources)
+            trait_ids = (trait_ids_or_400(ctx, group.required_names
+                                          | set(group.forbidden))
+                         if group.suffix else {})
+            for name, amount in group.resources.items():
+                self._stmts.append((group.suffix, name, self._filtered(
+                    _slice_capacity_select(rc_ids[name], amount), group,
+                    trait_ids)))
+
+    @staticmethod
+    def _filtered(stmt, group, trait_ids):
+        rp_col = INV_T.c.resource_provider_id
+        if group.suffix:
+            for names in group.required:
+                stmt = stmt.where(_has_trait(
+                    rp_col, sorted(trait_ids[n] for n in names)))
+            if group.forbidden:
+                stmt = stmt.where(~_has_trait(
+                    rp_col, sorted(trait_ids[n] for n in group.forbidden)))
+        for uuids in group.member_of:
+            stmt = stmt.where(_in_aggregates(rp_col, uuids))
+        if group.forbidden_aggs:
+            stmt = stmt.where(~_in_aggregates(rp_col, group.forbidden_aggs))
+        if group.in_tree:
+            stmt = apply_in_tree(stmt, RP_T.c.root_provider_id,
+                                 group.in_tree)
+        return stmt
+
+    def rows(self, ctx, lo=NO_LOWER_BOUND, hi=NO_UPPER_BOUND) -> dict:
+        """``{suffix: {rc: [(rp_id, root_id, free)]}}`` for roots in
+        (lo, hi]."""
+        conn = ctx.session.connection()
+        params = {'lo': lo, 'hi': hi}
+        result = {}
+        for suffix, name, stmt in self._stmts:
+            result.setdefault(suffix, {})[name] = [
+                tuple(row) for row in conn.execute(stmt, params)]
+        return result
+
+
+@api.reader
+def next_roots(ctx, after, count) -> list:
+    """Up to ``count`` root provider ids above ``after``, ascending."""
+    rp = RP_T.c
+    stmt = (sa.select(rp.id)
+            .where(rp.parent_provider_id.is_(None), rp.id > after)
+            .order_by(rp.id).limit(count))
+    return list(ctx.session.connection().execute(stmt).scalars())

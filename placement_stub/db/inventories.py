@@ -41,17 +41,41 @@ def get_inventories(ctx, rp_ids) -> dict:
 
 
 @api.reader
+def get_capacities(ctx, rp_ids) -> dict:
+    """``{rp_id: [(rc_name, capacity)]}``, classes in id order.
+
+    What provider summaries need, as plain tuples from Core.
+    """
+    result = {rp_id: [] for rp_id in rp_ids}
+    if not result:
+        return result
+    inv, rc = INV.__table__.c, RC.__table__.c
+    stmt = (sa.select(inv.resource_provider_id, rc.name, inv.total,
+                      inv.reserved, inv.allocation_ratio)
+            .select_from(INV.__table__.join(
+                RC.__table__, rc.id == inv.resource_class_id))
+            .where(inv.resource_provider_id.in_(sorted(rp_ids)))
+            .order_by(inv.resource_provider_id, inv.resource_class_id))
+    for rp_id, name, total, reserved, ratio in (
+            ctx.session.connection().execute(stmt)):
+        result[rp_id].append((name, int((total - reserved) * ratio)))
+    return result
+
+
+@api.reader
 def get_usages(ctx, rp_ids) -> dict:
     """``{rp_id: {rc_name: used}}`` (only classes with allocations)."""
     result = {rp_id: {} for rp_id in rp_ids}
     if not result:
         return result
-    stmt = (sa.select(ALLOC.resource_provider_id, RC.name,
-                      sa.func.sum(ALLOC.used))
-            .join(RC, RC.id == ALLOC.resource_class_id)
-            .where(ALLOC.resource_provider_id.in_(list(rp_ids)))
-            .group_by(ALLOC.resource_provider_id, RC.name))
-    for rp_id, name, used in ctx.session.execute(stmt):
+    alloc, rc = ALLOC.__table__.c, RC.__table__.c
+    stmt = (sa.select(alloc.resource_provider_id, rc.name,
+                      sa.func.sum(alloc.used))
+            .select_from(ALLOC.__table__.join(
+                RC.__table__, rc.id == alloc.resource_class_id))
+            .where(alloc.resource_provider_id.in_(sorted(rp_ids)))
+            .group_by(alloc.resource_provider_id, rc.name))
+    for rp_id, name, used in ctx.session.connection().execute(stmt):
         result[rp_id][name] = int(used)
     return result
 

@@ -56,12 +56,33 @@ def get_providers_by_ids(ctx, ids) -> list:
 
 @api.reader
 def get_tree_providers(ctx, root_ids) -> list:
-    """Every provider in the trees rooted at ``root_ids``."""
+    """Every provider in the trees rooted at ``root_ids``, by id.
+
+    Dicts with ``id``, ``uuid``, ``parent_provider_id``,
+    ``root_provider_id``, ``parent_provider_uuid`` and
+    ``root_provider_uuid``. A tree holds its parents and its root, so
+    their uuids come from the same rows instead of two self-joins.
+    """
     if not root_ids:
         return []
-    stmt = (provider_select()
-            .where(RP.root_provider_id.in_(list(root_ids))).order_by(RP.id))
-    return [dict(r) for r in ctx.session.execute(stmt).mappings()]
+    t = RP.__table__.c
+    rows = ctx.session.connection().execute(
+        sa.select(t.id, t.uuid, t.parent_provider_id, t.root_provider_id)
+        .where(t.root_provider_id.in_(sorted(root_ids)))
+        .order_by(t.id)).all()
+    uuid_of = dict((row[0], row[1]) for row in rows)
+    if any(root not in uuid_of or (parent is not None
+                                   and parent not in uuid_of)
+           for _, _, parent, root in rows):
+        stmt = (provider_select()
+                .where(RP.root_provider_id.in_(list(root_ids)))
+                .order_by(RP.id))
+        return [dict(r) for r in ctx.session.execute(stmt).mappings()]
+    return [{'id': rp_id, 'uuid': uuid, 'parent_provider_id': parent,
+             'root_provider_id': root,
+             'parent_provider_uuid': uuid_of.get(parent),
+             'root_provider_uuid': uuid_of[root]}
+            for rp_id, uuid, parent, root in rows]
 
 
 def _check_unique(ctx, uuid, name, own_id=None):

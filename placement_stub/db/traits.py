@@ -68,9 +68,12 @@ def provider_traits(ctx, rp_ids) -> dict:
     result = {rp_id: [] for rp_id in rp_ids}
     if not result:
         return result
-    rows = ctx.session.execute(
-        sa.select(PT.resource_provider_id, T.name).join(T, T.id == PT.trait_id)
-        .where(PT.resource_provider_id.in_(list(rp_ids))).order_by(T.name))
+    pt, t = PT.__table__.c, T.__table__.c
+    rows = ctx.session.connection().execute(
+        sa.select(pt.resource_provider_id, t.name)
+        .select_from(PT.__table__.join(T.__table__, t.id == pt.trait_id))
+        .where(pt.resource_provider_id.in_(sorted(rp_ids)))
+        .order_by(t.name))
     for rp_id, name in rows:
         result[rp_id].append(name)
     return result

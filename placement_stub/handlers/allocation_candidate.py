@@ -1,9 +1,13 @@
 """Handler for GET /allocation_candidates.
 
 SQL finds, per request group and resource class, the providers with
-capacity; candidates.combine() walks only the trees present in every
-result; summaries are loaded for the trees that made the cut.
+capacity, one slice of consecutive root ids at a time; candidates.combine()
+walks only the trees present in every result, and slices stop once
+``limit`` candidates exist; summaries are loaded for the trees that made
+the cut.
 """
+
+import dataclasses
 
 from placement_stub import candidates
 from placement_stub.db import candidates as candidates_db
@@ -85,71 +89,139 @@ def _parse(req, version):
     return groups, others
 
 
-def _root_filter(ctx, others, version, rows_by_group):
-    """Roots allowed by ``root_required`` (None: no such filter)."""
-    values = others.get('root_required')
-    if not values:
-        return None
-    try:
-        required, forbidden = request_groups.parse_traits(values, version)
-    except request_groups.QueryError as exc:
-        raise errors.bad_request(str(exc), exc.code)
-    roots = {row[1] for per_rc in rows_by_group.values()
-             for rows in per_rc.values() for row in rows}
-    return candidates_db.roots_with_traits(ctx, roots, required, forbidden)
+class _Filters:
+    """The post-SQL filters of a request, validated before any query.
+
+    ``root_required`` (roots whose own traits pass), the unsuffixed
+    group's traits (checked over the union of its providers) and the
+    parents ``same_subtree`` needs are loaded per slice of trees, for the
+    providers of that slice only.
+    """
+
+    def __init__(self, ctx, groups, options, others, version):
+        values = others.get('root_required')
+        self.root_traits = None
+        if values:
+            try:
+                self.root_traits = request_groups.parse_traits(values,
+                                                               version)
+            except request_groups.QueryError as exc:
+                raise errors.bad_request(str(exc), exc.code)
+            candidates_db.trait_ids_or_400(
+                ctx, {n for names in self.root_traits[0] for n in names}
+                | set(self.root_traits[1]))
+        group = groups.get('')
+        self.unsuffixed_traits = group is not None and bool(
+            group.required or group.forbidden)
+        if self.unsuffixed_traits:
+            candidates_db.trait_ids_or_400(ctx, group.required_names
+                                           | group.forbidden)
+        self.same_subtree = bool(options.same_subtree)
+
+    def load(self, ctx, rows_by_group):
+        """(allowed_roots, traits_of, parents) for one slice's rows."""
+        roots = {row[1] for per_rc in rows_by_group.values()
+                 for rows in per_rc.values() for row in rows}
+        allowed_roots = None
+        if self.root_traits is not None:
+            allowed_roots = candidates_db.roots_with_traits(
+                ctx, roots, *self.root_traits)
+        traits_of = {}
+        if self.unsuffixed_traits:
+            rp_ids = {row[0] for rows in rows_by_group[''].values()
+                      for row in rows}
+            traits_of = {rp: set(names) for rp, names in
+                         traits.provider_traits(ctx, rp_ids).items()}
+        parents = (candidates_db.tree_parents(ctx, roots)
+                   if self.same_subtree else None)
+        return allowed_roots, traits_of, parents
 
 
-def _unsuffixed_traits(ctx, groups, rows_by_group):
-    group = groups.get('')
-    if group is None or not (group.required or group.forbidden):
-        return {}
-    candidates_db.trait_ids_or_400(ctx, group.required_names
-                                   | group.forbidden)
-    rp_ids = {row[0] for rows in rows_by_group[''].values() for row in rows}
-    return {rp: set(names)
-            for rp, names in traits.provider_traits(ctx, rp_ids).items()}
+# Slices of root ids: the first is small; the next ones are sized from
+# the candidates per tree seen so far, so that a limit is usually met in
+# two slices, and grow geometrically while trees yield nothing.
+FIRST_SLICE = 32
+MIN_SLICE = 16
+SLICE_MARGIN = 1.25
+
+
+def _next_slice_size(wanted, found, roots_seen, previous):
+    if not found:
+        return previous * 4
+    per_root = found / roots_seen
+    return max(MIN_SLICE, int((wanted - found) / per_root * SLICE_MARGIN)
+               + 1)
 
 
 def find_candidates(ctx, groups, options, others, version):
-    """Allocation candidates (with rp ids) for parsed request groups."""
+    """Allocation candidates for parsed request groups.
+
+    Returns ``(candidates, root_of)``: ``root_of`` maps every provider in
+    the candidates to its root provider id.
+    """
     ordered = [groups[s] for s in sorted(groups)]
-    rows_by_group = {
-        g.suffix: candidates_db.providers_for_group(ctx, g, bool(g.suffix))
-        for g in ordered}
-    allowed_roots = _root_filter(ctx, others, version, rows_by_group)
-    traits_of = _unsuffixed_traits(ctx, groups, rows_by_group)
-    parents = None
-    if options.same_subtree:
-        roots = {row[1] for per_rc in rows_by_group.values()
-                 for rows in per_rc.values() for row in rows}
-        parents = candidates_db.tree_parents(ctx, roots)
-    return candidates.combine(ordered, rows_by_group, options, traits_of,
-                              parents, allowed_roots)
+    queries = candidates_db.GroupQueries(ctx, ordered)
+    filters = _Filters(ctx, groups, options, others, version)
+    found, root_of = [], {}
+
+    def add(rows_by_group, limit):
+        allowed_roots, traits_of, parents = filters.load(ctx, rows_by_group)
+        more = candidates.combine(
+            ordered, rows_by_group,
+            dataclasses.replace(options, limit=limit), traits_of, parents,
+            allowed_roots)
+        for per_rc in rows_by_group.values():
+            for rows in per_rc.values():
+                root_of.update((row[0], row[1]) for row in rows)
+        found.extend(more)
+
+    if options.limit is None:
+        add(queries.rows(ctx), None)
+        return found, root_of
+    after, size, roots_seen = candidates_db.NO_LOWER_BOUND, FIRST_SLICE, 0
+    while len(found) < options.limit:
+        roots = candidates_db.next_roots(ctx, after, size)
+        last = len(roots) < size
+        hi = candidates_db.NO_UPPER_BOUND if last else roots[-1]
+        add(queries.rows(ctx, after, hi), options.limit - len(found))
+        if last:
+            break
+        after, roots_seen = hi, roots_seen + len(roots)
+        size = _next_slice_size(options.limit, len(found), roots_seen, size)
+    return found, root_of
 
 
-def _summaries(ctx, found, groups, version):
-    used_ids = {rp for c in found for rp in c.allocations}
-    rows = providers.get_providers_by_ids(ctx, used_ids)
+def _tree_rows(ctx, root_of, found):
+    """Provider rows of the candidates' trees (1.29+), by provider id."""
+    roots = {root_of[rp] for c in found for rp in c.allocations}
+    return providers.get_tree_providers(ctx, roots)
+
+
+def _summaries(ctx, found, root_of, groups, version):
     if mv.allow_nested_candidates(version):
-        rows = providers.get_tree_providers(
-            ctx, {r['root_provider_id'] for r in rows})
+        rows = _tree_rows(ctx, root_of, found)
+    else:
+        rows = providers.get_providers_by_ids(
+            ctx, {rp for c in found for rp in c.allocations})
     ids = [r['id'] for r in rows]
-    invs = inventories.get_inventories(ctx, ids)
+    invs = inventories.get_capacities(ctx, ids)
     used = inventories.get_usages(ctx, ids)
-    trait_names = (traits.provider_traits(ctx, ids)
-                   if mv.allow_candidate_traits(version) else {})
+    with_traits = mv.allow_candidate_traits(version)
+    trait_names = traits.provider_traits(ctx, ids) if with_traits else {}
+    nested = mv.allow_nested_candidates(version)
+    full = mv.allow_full_summaries(version)
     requested = {rc for g in groups.values() for rc in g.resources}
     summaries = {}
     for row in rows:
-        resources = {
-            rc: {'capacity': inventories.capacity(inv),
-                 'used': used[row['id']].get(rc, 0)}
-            for rc, inv in invs[row['id']].items()
-            if mv.allow_full_summaries(version) or rc in requested}
+        rp_id = row['id']
+        rp_used = used[rp_id]
+        resources = {rc: {'capacity': capacity, 'used': rp_used.get(rc, 0)}
+                     for rc, capacity in invs[rp_id]
+                     if full or rc in requested}
         summary = {'resources': resources}
-        if mv.allow_candidate_traits(version):
-            summary['traits'] = trait_names[row['id']]
-        if mv.allow_nested_candidates(version):
+        if with_traits:
+            summary['traits'] = trait_names[rp_id]
+        if nested:
             summary['parent_provider_uuid'] = row['parent_provider_uuid']
             summary['root_provider_uuid'] = row['root_provider_uuid']
         summaries[row['uuid']] = summary
@@ -176,8 +248,10 @@ def list_allocation_candidates(req):
     groups, others = _parse(req, version)
     options = _options(groups, others)
     with ctx.facade.reader.using(ctx):
-        found = find_candidates(ctx, groups, options, others, version)
-        summaries, uuid_of = _summaries(ctx, found, groups, version)
+        found, root_of = find_candidates(ctx, groups, options, others,
+                                         version)
+        summaries, uuid_of = _summaries(ctx, found, root_of, groups,
+                                        version)
     return common.json_response({
         'allocation_requests': [_allocation_request(c, uuid_of, version)
                                 for c in found],
