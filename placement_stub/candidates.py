@@ -62,14 +62,6 @@ def _group_choices(group, root, by_root):
             for combo in itertools.product(*lists)]
 
 
-def _fits(choice, groups, free):
-    wanted = {}
-    for group, served in zip(groups, choice, strict=True):
-        for rc, rp in served.items():
-            wanted[(rp, rc)] = wanted.get((rp, rc), 0) + group.resources[rc]
-    return all(amount <= free[key] for key, amount in wanted.items())
-
-
 def _isolated(choice, groups):
     seen = set()
     for group, served in zip(groups, choice, strict=True):
@@ -112,18 +104,6 @@ def _same_subtree_ok(mappings, same_subtree, parents):
     return True
 
 
-def _candidate(choice, groups):
-    allocations, mappings = {}, {}
-    for group, served in zip(groups, choice, strict=True):
-        for rc, rp in served.items():
-            res = allocations.setdefault(rp, {})
-            res[rc] = res.get(rc, 0) + group.resources[rc]
-        rps = mappings.setdefault(group.suffix, [])
-        rps.extend(rp for rp in dict.fromkeys(served.values())
-                   if rp not in rps)
-    return Candidate(allocations, mappings)
-
-
 def _key(candidate):
     return (tuple(sorted((rp, tuple(sorted(res.items())))
                          for rp, res in candidate.allocations.items())),
@@ -131,18 +111,56 @@ def _key(candidate):
                          for s, rps in candidate.mappings.items())))
 
 
+def _allocations(choice, amounts):
+    """``{rp: {rc: n}}`` of one choice, summed over the groups."""
+    allocations = {}
+    for resources, served in zip(amounts, choice, strict=True):
+        for rc, rp in served.items():
+            per_rp = allocations.get(rp)
+            if per_rp is None:
+                allocations[rp] = {rc: resources[rc]}
+            else:
+                per_rp[rc] = per_rp.get(rc, 0) + resources[rc]
+    return allocations
+
+
+def _mappings(choice, suffixes):
+    mappings = {}
+    for suffix, served in zip(suffixes, choice, strict=True):
+        rps = mappings.get(suffix)
+        if rps is None:
+            mappings[suffix] = list(dict.fromkeys(served.values()))
+        else:
+            rps.extend(rp for rp in dict.fromkeys(served.values())
+                       if rp not in rps)
+    return mappings
+
+
 def _tree_candidates(root, groups, by_root, free, options, traits_of,
                      parents):
+    """The candidates of one tree, in the order of the groups' choices.
+
+    A choice fits when every provider has the free capacity for what all
+    groups take from it; the allocations are summed once per choice, as
+    this loop runs once per returned candidate.
+    """
     per_group = [_group_choices(g, root, by_root) for g in groups]
+    isolate = options.group_policy == 'isolate'
+    check_traits = any(not g.suffix and (g.required or g.forbidden)
+                       for g in groups)
+    amounts = [g.resources for g in groups]
+    suffixes = [g.suffix for g in groups]
     for choice in itertools.product(*per_group):
-        if options.group_policy == 'isolate' and not _isolated(choice,
-                                                                groups):
+        if isolate and not _isolated(choice, groups):
             continue
-        if not _fits(choice, groups, free):
+        allocations = _allocations(choice, amounts)
+        if not all(amount <= free[(rp, rc)]
+                   for rp, per_rp in allocations.items()
+                   for rc, amount in per_rp.items()):
             continue
-        if not _traits_ok(choice, groups, traits_of):
+        if check_traits and not _traits_ok(choice, groups, traits_of):
             continue
-        candidate = _candidate(choice, groups)
+        candidate = Candidate(allocations, _mappings(choice, suffixes))
         if options.same_subtree and not _same_subtree_ok(
                 candidate.mappings, options.same_subtree, parents):
             continue

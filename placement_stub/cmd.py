@@ -29,6 +29,7 @@ def main(argv=None):
     host = conf.host or conf.api.host
     port = conf.api.port if conf.port is None else conf.port
     httpd = server.make_server(host, port, deploy.deploy(conf))
+    deploy.freeze_startup_heap()
     print('placement-stub-api serving on %s' % server.url(httpd),
           flush=True)
     try:

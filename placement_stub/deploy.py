@@ -19,6 +19,7 @@ From the outside in:
 6. ``handler.dispatch``: the route table.
 """
 
+import gc
 import logging
 import time
 
@@ -146,6 +147,20 @@ class ContextMiddleware:
             resp.headers['Cache-Control'] = 'no-cache'
             resp.headers['Last-Modified'] = wsgiref_handlers.format_date_time(
                 time.time())
+
+
+def freeze_startup_heap():
+    """Keep the objects of a started server out of full GC passes.
+
+    A started app holds ~125,000 long-lived objects (modules, SQLAlchemy
+    metadata and caches); a request building a thousand allocation
+    candidates allocates enough to trigger a full collection every few
+    requests, and each full pass walked all of them (tens of ms, the p95
+    of ``GET /allocation_candidates``). Collect once, then freeze what
+    is left, as the server entry points do after ``deploy()``.
+    """
+    gc.collect()
+    gc.freeze()
 
 
 def deploy(conf, facade=None):

@@ -22,7 +22,9 @@ def _config_files():
 
 def init_application():
     conf = conf_lib.build_conf(default_config_files=_config_files())
-    return deploy.deploy(conf)
+    app = deploy.deploy(conf)
+    deploy.freeze_startup_heap()
+    return app
 
 
 def application(environ, start_response):

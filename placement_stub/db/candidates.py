@@ -196,12 +196,17 @@ def _in_aggregates(rp_col, uuids):
 
 
 class GroupQueries:
-    """The per-class queries of every request group, built once.
+    """The per-class queries of every request group.
 
     Names are resolved (and unknown ones rejected, with the same 400s as
     before) in the constructor; :meth:`rows` runs the queries for one
-    slice of root ids.
+    slice of root ids. Built statements are kept by what they filter on
+    (ids, amounts, aggregate uuids), since composing them costs more than
+    running them for a slice.
     """
+
+    _cache = {}
+    CACHE_SIZE = 512
 
     def __init__(self, ctx, groups):
         self._stmts = []
@@ -210,28 +215,44 @@ class GroupQueries:
             trait_ids = (trait_ids_or_400(ctx, group.required_names
                                           | set(group.forbidden))
                          if group.suffix else {})
+            required = tuple(tuple(sorted(trait_ids[n] for n in names))
+                             for names in group.required) \
+                if group.suffix else ()
+            forbidden = tuple(sorted(trait_ids[n] for n in group.forbidden)) \
+                if group.suffix else ()
+            filters = (required, forbidden,
+                       tuple(tuple(sorted(u)) for u in group.member_of),
+                       tuple(sorted(group.forbidden_aggs)), group.in_tree)
             for name, amount in group.resources.items():
-                self._stmts.append((group.suffix, name, self._filtered(
-                    _slice_capacity_select(rc_ids[name], amount), group,
-                    trait_ids)))
+                self._stmts.append((group.suffix, name, self._statement(
+                    rc_ids[name], amount, filters)))
+
+    @classmethod
+    def _statement(cls, rc_id, amount, filters):
+        key = (rc_id, amount, filters)
+        stmt = cls._cache.get(key)
+        if stmt is None:
+            stmt = cls._filtered(_slice_capacity_select(rc_id, amount),
+                                 *filters)
+            if len(cls._cache) >= cls.CACHE_SIZE:
+                cls._cache.clear()
+            cls._cache[key] = stmt
+        return stmt
 
     @staticmethod
-    def _filtered(stmt, group, trait_ids):
+    def _filtered(stmt, required, forbidden, member_of, forbidden_aggs,
+                  in_tree):
         rp_col = INV_T.c.resource_provider_id
-        if group.suffix:
-            for names in group.required:
-                stmt = stmt.where(_has_trait(
-                    rp_col, sorted(trait_ids[n] for n in names)))
-            if group.forbidden:
-                stmt = stmt.where(~_has_trait(
-                    rp_col, sorted(trait_ids[n] for n in group.forbidden)))
-        for uuids in group.member_of:
+        for ids in required:
+            stmt = stmt.where(_has_trait(rp_col, list(ids)))
+        if forbidden:
+            stmt = stmt.where(~_has_trait(rp_col, list(forbidden)))
+        for uuids in member_of:
             stmt = stmt.where(_in_aggregates(rp_col, uuids))
-        if group.forbidden_aggs:
-            stmt = stmt.where(~_in_aggregates(rp_col, group.forbidden_aggs))
-        if group.in_tree:
-            stmt = apply_in_tree(stmt, RP_T.c.root_provider_id,
-                                 group.in_tree)
+        if forbidden_aggs:
+            stmt = stmt.where(~_in_aggregates(rp_col, forbidden_aggs))
+        if in_tree:
+            stmt = apply_in_tree(stmt, RP_T.c.root_provider_id, in_tree)
         return stmt
 
     def rows(self, ctx, lo=NO_LOWER_BOUND, hi=NO_UPPER_BOUND) -> dict:
@@ -254,3 +275,48 @@ def next_roots(ctx, after, count) -> list:
             .where(rp.parent_provider_id.is_(None), rp.id > after)
             .order_by(rp.id).limit(count))
     return list(ctx.session.connection().execute(stmt).scalars())
+
+
+@api.reader
+def tree_details(ctx, root_ids, with_traits: bool) -> tuple:
+    """Capacities, usages and traits of every provider in the trees.
+
+    ``({rp_id: [(rc, capacity)]}, {rp_id: {rc: used}},
+    {rp_id: [trait names]})``; selected by root id (a few hundred
+    parameters at most) rather than by provider id.
+    """
+    roots = sorted(root_ids)
+    conn = ctx.session.connection()
+    rp, inv, rc = RP_T.c, INV_T.c, RC_T.c
+    in_trees = rp.root_provider_id.in_(roots)
+    capacities = {}
+    stmt = (sa.select(inv.resource_provider_id, rc.name, inv.total,
+                      inv.reserved, inv.allocation_ratio)
+            .select_from(INV_T.join(RP_T, rp.id == inv.resource_provider_id)
+                         .join(RC_T, rc.id == inv.resource_class_id))
+            .where(in_trees)
+            .order_by(inv.resource_provider_id, inv.resource_class_id))
+    for rp_id, name, total, reserved, ratio in conn.execute(stmt):
+        capacities.setdefault(rp_id, []).append(
+            (name, int((total - reserved) * ratio)))
+    usages = {}
+    alloc = ALLOC_T.c
+    stmt = (sa.select(alloc.resource_provider_id, rc.name,
+                      sa.func.sum(alloc.used))
+            .select_from(ALLOC_T.join(RP_T,
+                                      rp.id == alloc.resource_provider_id)
+                         .join(RC_T, rc.id == alloc.resource_class_id))
+            .where(in_trees)
+            .group_by(alloc.resource_provider_id, rc.name))
+    for rp_id, name, used in conn.execute(stmt):
+        usages.setdefault(rp_id, {})[name] = int(used)
+    trait_names = {}
+    if with_traits:
+        pt, t = PT_T.c, T_T.c
+        stmt = (sa.select(pt.resource_provider_id, t.name)
+                .select_from(PT_T.join(RP_T, rp.id == pt.resource_provider_id)
+                             .join(T_T, t.id == pt.trait_id))
+                .where(in_trees).order_by(t.name))
+        for rp_id, name in conn.execute(stmt):
+            trait_names.setdefault(rp_id, []).append(name)
+    return capacities, usages, trait_names

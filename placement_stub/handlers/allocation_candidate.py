@@ -191,36 +191,35 @@ def find_candidates(ctx, groups, options, others, version):
     return found, root_of
 
 
-def _tree_rows(ctx, root_of, found):
-    """Provider rows of the candidates' trees (1.29+), by provider id."""
-    roots = {root_of[rp] for c in found for rp in c.allocations}
-    return providers.get_tree_providers(ctx, roots)
-
-
 def _summaries(ctx, found, root_of, groups, version):
-    if mv.allow_nested_candidates(version):
-        rows = _tree_rows(ctx, root_of, found)
+    with_traits = mv.allow_candidate_traits(version)
+    nested = mv.allow_nested_candidates(version)
+    if nested:
+        # Every provider of the candidates' trees, selected by root.
+        roots = {root_of[rp] for c in found for rp in c.allocations}
+        rows = providers.get_tree_providers(ctx, roots)
+        invs, used, trait_names = candidates_db.tree_details(
+            ctx, roots, with_traits)
     else:
         rows = providers.get_providers_by_ids(
             ctx, {rp for c in found for rp in c.allocations})
-    ids = [r['id'] for r in rows]
-    invs = inventories.get_capacities(ctx, ids)
-    used = inventories.get_usages(ctx, ids)
-    with_traits = mv.allow_candidate_traits(version)
-    trait_names = traits.provider_traits(ctx, ids) if with_traits else {}
-    nested = mv.allow_nested_candidates(version)
+        ids = [r['id'] for r in rows]
+        invs = inventories.get_capacities(ctx, ids)
+        used = inventories.get_usages(ctx, ids)
+        trait_names = traits.provider_traits(ctx, ids) if with_traits else {}
     full = mv.allow_full_summaries(version)
     requested = {rc for g in groups.values() for rc in g.resources}
     summaries = {}
+    no_usage = {}
     for row in rows:
         rp_id = row['id']
-        rp_used = used[rp_id]
+        rp_used = used.get(rp_id, no_usage)
         resources = {rc: {'capacity': capacity, 'used': rp_used.get(rc, 0)}
-                     for rc, capacity in invs[rp_id]
+                     for rc, capacity in invs.get(rp_id, ())
                      if full or rc in requested}
         summary = {'resources': resources}
         if with_traits:
-            summary['traits'] = trait_names[rp_id]
+            summary['traits'] = trait_names.get(rp_id, [])
         if nested:
             summary['parent_provider_uuid'] = row['parent_provider_uuid']
             summary['root_provider_uuid'] = row['root_provider_uuid']
