@@ -262,8 +262,8 @@ class GroupQueries:
         params = {'lo': lo, 'hi': hi}
         result = {}
         for suffix, name, stmt in self._stmts:
-            result.setdefault(suffix, {})[name] = [
-                tuple(row) for row in conn.execute(stmt, params)]
+            result.setdefault(suffix, {})[name] = conn.execute(
+                stmt, params).all()
         return result
 
 
@@ -296,7 +296,7 @@ def tree_details(ctx, root_ids, with_traits: bool) -> tuple:
                          .join(RC_T, rc.id == inv.resource_class_id))
             .where(in_trees)
             .order_by(inv.resource_provider_id, inv.resource_class_id))
-    for rp_id, name, total, reserved, ratio in conn.execute(stmt):
+    for rp_id, name, total, reserved, ratio in conn.execute(stmt).all():
         capacities.setdefault(rp_id, []).append(
             (name, int((total - reserved) * ratio)))
     usages = {}
@@ -308,7 +308,7 @@ def tree_details(ctx, root_ids, with_traits: bool) -> tuple:
                          .join(RC_T, rc.id == alloc.resource_class_id))
             .where(in_trees)
             .group_by(alloc.resource_provider_id, rc.name))
-    for rp_id, name, used in conn.execute(stmt):
+    for rp_id, name, used in conn.execute(stmt).all():
         usages.setdefault(rp_id, {})[name] = int(used)
     trait_names = {}
     if with_traits:
@@ -317,6 +317,6 @@ def tree_details(ctx, root_ids, with_traits: bool) -> tuple:
                 .select_from(PT_T.join(RP_T, rp.id == pt.resource_provider_id)
                              .join(T_T, t.id == pt.trait_id))
                 .where(in_trees).order_by(t.name))
-        for rp_id, name in conn.execute(stmt):
+        for rp_id, name in conn.execute(stmt).all():
             trait_names.setdefault(rp_id, []).append(name)
     return capacities, usages, trait_names

@@ -21,8 +21,10 @@ def ids_by_name(ctx, names) -> dict:
     """``{name: id}`` for those of ``names`` that exist."""
     if not names:
         return {}
-    rows = ctx.session.execute(
-        sa.select(RC.name, RC.id).where(RC.name.in_(list(names))))
+    table = RC.__table__
+    rows = ctx.session.connection().execute(
+        sa.select(table.c.name, table.c.id)
+        .where(table.c.name.in_(sorted(names))))
     return dict(rows.all())
 
 

@@ -32,8 +32,10 @@ def list_traits(ctx, names=None, prefix=None, associated=None) -> list:
 def ids_by_name(ctx, names) -> dict:
     if not names:
         return {}
-    rows = ctx.session.execute(
-        sa.select(T.name, T.id).where(T.name.in_(list(names))))
+    table = T.__table__
+    rows = ctx.session.connection().execute(
+        sa.select(table.c.name, table.c.id)
+        .where(table.c.name.in_(sorted(names))))
     return dict(rows.all())
 
 
