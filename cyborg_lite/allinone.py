@@ -2,11 +2,11 @@
 
 :class:`AllInOne` runs the API (threaded WSGI server), one conductor and
 one agent per simulated host, talking over oslo.messaging's in-process
-transport (:mod:`cyborg_lite.memory_transport`) and storing data in a SQLite file. It
-also runs ``placement_stub`` on a loopback port (unless ``[placement]``
-is configured by ``overrides`` or ``placement=False``), registers each
-simulated host's compute-node provider there, and lets the conductor
-mirror the deployables into it. It backs ``cyborg-lite-allinone`` and
+transport (:mod:`cyborg_lite.memory_transport`) and storing data in a
+SQLite file. It also runs ``placement_stub`` on a loopback port (unless
+``[placement]`` is configured by ``overrides`` or ``placement=False``),
+registers each simulated host's compute-node provider there, and lets the
+conductor mirror the deployables into it. It backs ``cyborg-lite-allinone`` and
 the functional tests.
 
 Each agent has its own ConfigOpts: ``host_overrides`` maps a host (its

@@ -15,9 +15,10 @@ fleet restarted at once does not report in step.
 
 import logging
 import random
-import signal
 import threading
 import time
+
+import oslo_messaging
 
 from cyborg_lite import context
 from cyborg_lite import model
@@ -64,6 +65,10 @@ def find_compute_node(conf, names, client=None, sleep=time.sleep):
         'provider for this host (%s). Start nova-compute on this host '
         'first, or set [agent] resource_provider_name to the name of its '
         'compute-node provider.' % problem)
+
+
+# Seconds between tries while no conductor has answered a report.
+RETRY_INTERVAL = 5
 
 
 class AgentService:
@@ -113,7 +118,7 @@ class AgentService:
         self._server = rpc.get_server(self.transport, self.conf.agent.topic,
                                       self.hostname, [self.manager])
         self._server.start()
-        self.report()
+        self._reported = self._try_report()
         if report_loop:
             self._thread = threading.Thread(target=self._loop, daemon=True,
                                             name='report-%s' % self.hostname)
@@ -121,15 +126,29 @@ class AgentService:
         LOG.info('Agent %s started with drivers %s', self.hostname,
                  ', '.join(d.name for d in self.drivers))
 
-    def _loop(self):
+    def _try_report(self):
+        """One report; False when no conductor answered (none started
+        yet, or the broker is away), so that the loop tries again soon."""
+        try:
+            self.report()
+            return True
+        except oslo_messaging.MessagingException as exc:
+            LOG.warning('Report of %s got no answer (%s); retrying',
+                        self.hostname, type(exc).__name__)
+        except Exception:
+            LOG.exception('Report of %s failed', self.hostname)
+        return False
+
+    def _next_wait(self):
         interval = self.conf.agent.report_interval
-        while not self._stop.wait(
-                interval * (1 + random.uniform(
-                    0, self.conf.agent.report_jitter))):
-            try:
-                self.report()
-            except Exception:
-                LOG.exception('Report of %s failed', self.hostname)
+        if not self._reported:
+            interval = min(interval, RETRY_INTERVAL)
+        return interval * (1 + random.uniform(0,
+                                              self.conf.agent.report_jitter))
+
+    def _loop(self):
+        while not self._stop.wait(self._next_wait()):
+            self._reported = self._try_report()
 
     def stop(self):
         self._stop.set()
@@ -143,14 +162,9 @@ class AgentService:
 
 def run(conf):
     """Run one agent until SIGTERM or SIGINT (``cyborg-lite-agent``)."""
-    service = AgentService(conf, rpc.get_transport(conf))
-    service.start()
-    stopped = threading.Event()
-    for sig in (signal.SIGTERM, signal.SIGINT):
-        signal.signal(sig, lambda *a: stopped.set())
-    stopped.wait()
-    service.stop()
-    return 0
+    from cyborg_lite.cmd import common
+    return common.serve_until_signalled(
+        AgentService(conf, rpc.get_transport(conf)))
 
 
 __all__ = ['AgentService', 'run', 'discover']

@@ -1,6 +1,8 @@
 """What every console script does first: config and logging."""
 
 import logging
+import signal
+import threading
 import warnings
 
 from oslo_log import log
@@ -29,3 +31,14 @@ def quiet_libraries():
     for name in ('kombu', 'oslo.messaging._drivers.impl_rabbit', 'stevedore',
                  'oslo_policy'):
         logging.getLogger(name).setLevel(logging.ERROR)
+
+
+def serve_until_signalled(service):
+    """Start a service, wait for SIGTERM or SIGINT, then stop it."""
+    service.start()
+    stopped = threading.Event()
+    for sig in (signal.SIGTERM, signal.SIGINT):
+        signal.signal(sig, lambda *a: stopped.set())
+    stopped.wait()
+    service.stop()
+    return 0
