@@ -2,9 +2,10 @@
 
 import json
 import os
+import signal
 import subprocess
 import sys
-import types
+import time
 
 from cyborg_lite.agent import discover
 from cyborg_lite.cmd import agent as agent_cmd
@@ -79,13 +80,35 @@ def test_main_reports_an_unknown_driver(tmp_path, capsys):
     assert "unknown driver 'nope'" in capsys.readouterr().err
 
 
-def test_main_without_discover_only_runs_the_service(monkeypatch):
-    seen = []
-    service = types.ModuleType('cyborg_lite.agent.service')
-    service.run = seen.append
-    monkeypatch.setitem(sys.modules, 'cyborg_lite.agent.service', service)
-    assert agent_cmd.main(['--sysfs-root', '/tmp/sysfs']) == 0
-    assert seen[0].agent.sysfs_root == '/tmp/sysfs'
+def test_without_discover_only_the_agent_serves_until_sigterm(tmp_path):
+    """The service mode: an RPC server and reports, stopped by SIGTERM.
+    No conductor listens here, so the first report goes unanswered and
+    the agent keeps retrying instead of dying."""
+    config = tmp_path / 'agent.conf'
+    config.write_text(
+        '[DEFAULT]\ntransport_url = kombu+cyborg-memory:////\n'
+        'rpc_response_timeout = 1\nlog_file = %s\n'
+        '[agent]\nenabled_drivers = fake\nresource_provider_name = c1\n'
+        % (tmp_path / 'agent.log'))
+    proc = subprocess.Popen(
+        [sys.executable, '-m', 'cyborg_lite.cmd.agent', '--config-file',
+         str(config)], cwd=REPO)
+    try:
+        deadline = time.monotonic() + 60
+        log = tmp_path / 'agent.log'
+        while time.monotonic() < deadline:
+            text = log.read_text() if log.exists() else ''
+            if 'Agent c1 started with drivers fake' in text:
+                break
+            time.sleep(0.2)
+        assert 'got no answer' in text
+        assert proc.poll() is None
+        proc.send_signal(signal.SIGTERM)
+        assert proc.wait(timeout=30) == 0
+    finally:
+        if proc.poll() is None:
+            proc.kill()
+            proc.wait()
 
 
 def test_discover_only_as_a_process(tmp_path):
