@@ -1,12 +1,14 @@
 """``python -m benchmarks`` (``tox -e bench``): print benchmark JSON.
 
-    python -m benchmarks [--concurrency 1,8,32] [--duration 10]
-                         [--live-arqs 10000] [--only lifecycle]
+    python -m benchmarks [--topology allinone|multiprocess]
+                         [--conductors 1] [--concurrency 1,8,32]
+                         [--duration 10] [--live-arqs 10000]
 
 It starts the system under test itself (the all-in-one in its own
-process, SQLite and in-process messaging), drives the ARQ lifecycle as
+process, or the production topology: gunicorn API with 2 workers,
+conductors, an agent, RabbitMQ, PostgreSQL), drives the ARQ lifecycle as
 Nova does at each concurrency, and reports throughput, p50/p95/p99 per
-step and per lifecycle, errors and the peak RSS of the server.
+step and per lifecycle, errors and the peak RSS of every server process.
 """
 
 import argparse
@@ -26,32 +28,54 @@ from benchmarks import lifecycle
 ADMIN = {'X-Roles': 'admin', 'X-Project-Id': 'bench'}
 
 
-class ServerProcess:
-    """The system under test in a child process; samples its RSS."""
+class RssSampler:
+    """Samples the RSS of named processes; keeps the peak of each."""
 
-    def __init__(self, argv):
-        self.proc = subprocess.Popen(argv, stdout=subprocess.PIPE,
-                                     text=True)
+    def __init__(self, pids):
+        self.procs = {name: psutil.Process(pid) for name, pid in pids.items()}
+        self.peak = dict.fromkeys(pids, 0)
+        self._stop = threading.Event()
+        self._thread = threading.Thread(target=self._run, daemon=True)
+        self._thread.start()
+
+    def _run(self):
+        while not self._stop.wait(0.2):
+            for name, proc in self.procs.items():
+                try:
+                    self.peak[name] = max(self.peak[name],
+                                          proc.memory_info().rss)
+                except psutil.Error:
+                    pass
+
+    def stop(self):
+        self._stop.set()
+        self._thread.join()
+        return {name: round(rss / 2**20, 1) for name, rss in
+                self.peak.items()}
+
+
+class AllInOneProcess:
+    """The all-in-one in a child process."""
+
+    def __init__(self, handles):
+        self.state_dir = tempfile.mkdtemp(prefix='cyborg-lite-bench-')
+        self.handles = handles
+
+    def start(self):
+        self.proc = subprocess.Popen(
+            [sys.executable, '-m', 'benchmarks.allinone_server',
+             '--state-dir', self.state_dir, '--handles', str(self.handles)],
+            stdout=subprocess.PIPE, text=True)
         line = self.proc.stdout.readline()
         if not line.startswith('URL '):
             raise RuntimeError('server did not start: %r' % line)
         self.url = line.split()[1]
-        self.peak_rss = 0
-        self._stop = threading.Event()
-        self._sampler = threading.Thread(target=self._sample, daemon=True)
-        self._sampler.start()
+        return self
 
-    def _sample(self):
-        ps = psutil.Process(self.proc.pid)
-        while not self._stop.wait(0.2):
-            try:
-                rss = ps.memory_info().rss
-            except psutil.Error:
-                return
-            self.peak_rss = max(self.peak_rss, rss)
+    def server_pids(self):
+        return {'allinone': self.proc.pid}
 
     def stop(self):
-        self._stop.set()
         self.proc.terminate()
         self.proc.wait(timeout=30)
 
@@ -74,40 +98,53 @@ def _setup(url, live_arqs):
     return hostname, fpga['rp_uuid']
 
 
+def _system(args):
+    if args.topology == 'allinone':
+        return AllInOneProcess(args.handles), (
+            'all-in-one (SQLite, in-process messaging)')
+    from benchmarks import topology
+    return (topology.Topology(conductors=args.conductors,
+                              handles=args.handles),
+            'gunicorn API (2 workers), %d conductor(s), RabbitMQ, '
+            'PostgreSQL' % args.conductors)
+
+
 def bench_lifecycle(args):
-    state_dir = tempfile.mkdtemp(prefix='cyborg-lite-bench-')
-    server = ServerProcess([sys.executable, '-m',
-                            'benchmarks.allinone_server', '--state-dir',
-                            state_dir, '--handles', str(args.handles)])
-    results = {'system': 'all-in-one (SQLite, in-process messaging)',
-               'live_arqs': args.live_arqs, 'runs': []}
+    system, description = _system(args)
+    system.start()
+    sampler = RssSampler(system.server_pids())
+    results = {'system': description, 'live_arqs': args.live_arqs,
+               'runs': []}
     try:
-        hostname, rp_uuid = _setup(server.url, args.live_arqs)
+        hostname, rp_uuid = _setup(system.url, args.live_arqs)
         for concurrency in args.concurrency:
             results['runs'].append(lifecycle.run(
-                server.url, 'bench-fpga', hostname, rp_uuid, concurrency,
+                system.url, 'bench-fpga', hostname, rp_uuid, concurrency,
                 args.duration))
     finally:
-        server.stop()
-    results['peak_rss_mb'] = {'allinone': round(server.peak_rss / 2**20, 1)}
+        results['peak_rss_mb'] = sampler.stop()
+        system.stop()
     return results
 
 
 def parse_args(argv):
     parser = argparse.ArgumentParser(prog='python -m benchmarks')
+    parser.add_argument('--topology', choices=['allinone', 'multiprocess'],
+                        default='allinone')
+    parser.add_argument('--conductors', type=int, default=1)
     parser.add_argument('--concurrency', default='1,8,32',
                         type=lambda v: [int(c) for c in v.split(',')])
     parser.add_argument('--duration', type=float, default=10.0)
     parser.add_argument('--handles', type=int, default=512)
     parser.add_argument('--live-arqs', type=int, default=0)
-    parser.add_argument('--only', choices=['lifecycle'], default=None)
     return parser.parse_args(argv)
 
 
 def main(argv=None):
     args = parse_args(sys.argv[1:] if argv is None else argv)
     started = time.time()
-    report = {'machine': {'cpus': os.cpu_count()},
+    report = {'machine': {'cpus': os.cpu_count(),
+                          'load_average': os.getloadavg()},
               'lifecycle': bench_lifecycle(args)}
     report['elapsed_s'] = round(time.time() - started, 1)
     print(json.dumps(report, indent=2))

@@ -1,0 +1,111 @@
+"""The production topology as a system under test.
+
+Separate processes, configured by files only: ``cyborg-lite-api`` under
+gunicorn (2 workers), one or two ``cyborg-lite-conductor``, one
+``cyborg-lite-agent`` whose fake FPGA has enough handles, RabbitMQ and
+PostgreSQL (from ``tools/test-setup.sh``, started here when the
+environment does not name them).
+"""
+
+import json
+import os
+import subprocess
+import tempfile
+import uuid
+
+import psutil
+
+from tests.fixtures import databases
+from tests.fixtures import processes
+
+REPO = os.path.dirname(os.path.dirname(os.path.abspath(__file__)))
+HOST = 'bench-compute'
+
+
+def ensure_servers():
+    """RabbitMQ and PostgreSQL URLs, starting throwaway servers if the
+    environment names none."""
+    if not (os.environ.get('CYBORG_LITE_TEST_RABBIT_URL') and
+            os.environ.get(databases.PG_ENV)):
+        out = subprocess.run([os.path.join(REPO, 'tools/test-setup.sh'),
+                              'start'], check=True, capture_output=True,
+                             text=True).stdout
+        for line in out.splitlines():
+            if line.startswith('export '):
+                name, _, value = line[len('export '):].partition('=')
+                os.environ[name] = value
+    return os.environ['CYBORG_LITE_TEST_RABBIT_URL']
+
+
+class Topology:
+    def __init__(self, conductors=1, handles=512, gunicorn_workers=2):
+        self.tmp = tempfile.mkdtemp(prefix='cyborg-lite-bench-')
+        self.conductors = conductors
+        self.handles = handles
+        self.workers = gunicorn_workers
+        self.group = processes.ProcessGroup(self.tmp)
+        self._db = None
+
+    def _config(self, name, db_url, rabbit_url, suffix):
+        return processes.write_config(
+            os.path.join(self.tmp, name + '.conf'), {
+                'DEFAULT': {'transport_url': rabbit_url, 'host': name,
+                            'log_file': os.path.join(self.tmp,
+                                                     name + '.log'),
+                            'use_stderr': False},
+                'database': {'connection': db_url, 'max_pool_size': 10,
+                             'max_overflow': 20},
+                'api': {'auth_strategy': 'noauth'},
+                'conductor': {'topic': 'cyborg-lite-conductor-' + suffix},
+                'agent': {'topic': 'cyborg-lite-agent-' + suffix,
+                          'enabled_drivers': ['fake'],
+                          'resource_provider_name': HOST,
+                          'fake_devices': json.dumps([{
+                              'type': 'FPGA', 'address': '0000:0c:00.0',
+                              'handles': self.handles}])}})
+
+    def start(self):
+        rabbit_url = ensure_servers()
+        self._db = databases.pg_database()
+        db_url = self._db.__enter__()
+        suffix = uuid.uuid4().hex[:8]
+        api_conf = self._config('api', db_url, rabbit_url, suffix)
+        self.group.run(processes.script('cyborg-lite-dbsync') + [
+            '--config-file', api_conf, 'upgrade'])
+        port = processes.free_port()
+        self.url = 'http://127.0.0.1:%d' % port
+        self.api = self.group.start('api', processes.script('gunicorn') + [
+            '--workers', str(self.workers), '--bind', '127.0.0.1:%d' % port,
+            'cyborg_lite.api.wsgi:application'],
+            env={'CYBORG_LITE_CONFIG_FILES': api_conf})
+        self.servers = []
+        for n in range(self.conductors):
+            name = 'conductor-%d' % n
+            conf = self._config(name, db_url, rabbit_url, suffix)
+            proc = self.group.start(name, processes.script(
+                'cyborg-lite-conductor') + ['--config-file', conf],
+                log_file=os.path.join(self.tmp, name + '.log'))
+            proc.wait_for_line(r'listening on topic', timeout=60)
+            self.servers.append(proc)
+        conf = self._config(HOST, db_url, rabbit_url, suffix)
+        agent = self.group.start('agent', processes.script(
+            'cyborg-lite-agent') + ['--config-file', conf],
+            log_file=os.path.join(self.tmp, HOST + '.log'))
+        agent.wait_for_line(r'Agent \S+ started', timeout=90)
+        self.api.wait_for_http(self.url + '/healthcheck')
+        return self
+
+    def server_pids(self):
+        """``{name: pid}`` of every server process, gunicorn workers
+        included."""
+        pids = {'conductor-%d' % n: p.pid for n, p in
+                enumerate(self.servers)}
+        workers = psutil.Process(self.api.pid).children()
+        for n, worker in enumerate(workers):
+            pids['api-worker-%d' % n] = worker.pid
+        return pids
+
+    def stop(self):
+        self.group.stop_all()
+        if self._db is not None:
+            self._db.__exit__(None, None, None)
