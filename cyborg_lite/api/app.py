@@ -9,7 +9,8 @@ From the outside in:
    404/405, leaves in Cyborg's error envelope, never as HTML or a
    traceback.
 2. ``RequestId`` (oslo.middleware): an ``x-openstack-request-id``.
-3. ``HealthcheckMiddleware`` (oslo.middleware): ``/healthcheck``.
+3. ``HealthcheckMiddleware`` (oslo.middleware): ``/healthcheck``, and
+   ``OpenAPIRouter``: ``/v2/openapi.yaml`` (no auth, like discovery).
 4. ``RequestBodySizeLimiter`` (oslo.middleware): 413 for big bodies.
 5. ``MicroversionMiddleware``: 406 out of range; version headers.
 6. Authentication (:mod:`cyborg_lite.api.auth`), which puts the caller's
@@ -20,7 +21,11 @@ From the outside in:
 The API never touches the database: every read and write is an RPC call.
 """
 
+import functools
+import importlib.resources
+
 import pecan
+import webob
 from oslo_middleware import healthcheck
 from oslo_middleware import request_id
 from oslo_middleware import sizelimit
@@ -58,6 +63,7 @@ def setup_app(conf, transport=None, conductor=None):
     conf.set_override('max_request_body_size',
                       conf.api.max_request_body_size,
                       group='oslo_middleware')
+    app = OpenAPIRouter(app)
     app = HealthcheckRouter(app, healthcheck.Healthcheck.app_factory(
         {}, backends='disable_by_file',
         disable_by_file_path=conf.api.healthcheck_disable_file))
@@ -78,6 +84,37 @@ class HealthcheckRouter:
         if environ.get('PATH_INFO', '').rstrip('/') == self.PATH:
             return self.healthcheck_app(environ, start_response)
         return self.app(environ, start_response)
+
+
+@functools.cache
+def openapi_document() -> bytes:
+    """The OpenAPI description of the v2 API, shipped in this package
+    (``api-ref/openapi.yaml`` links to it)."""
+    return importlib.resources.files(__package__).joinpath(
+        'openapi.yaml').read_bytes()
+
+
+class OpenAPIRouter:
+    """Serves :func:`openapi_document` at ``/v2/openapi.yaml`` (and,
+    like every path, without the ``/v2``), with no credentials."""
+
+    PATHS = frozenset({'/v2/openapi.yaml', '/openapi.yaml'})
+
+    def __init__(self, app):
+        self.app = app
+
+    def __call__(self, environ, start_response):
+        if environ.get('PATH_INFO', '') not in self.PATHS:
+            return self.app(environ, start_response)
+        if environ['REQUEST_METHOD'] not in ('GET', 'HEAD'):
+            resp = errors.error_response(
+                405, 'The method is not allowed for this resource.',
+                [('Allow', 'GET, HEAD')])
+        else:
+            resp = webob.Response(body=openapi_document(),
+                                  content_type='application/yaml',
+                                  charset='utf-8')
+        return resp(environ, start_response)
 
 
 class MountPrefix:

@@ -7,6 +7,7 @@ errors included.
 """
 
 import pecan
+import webob.exc
 from pecan import hooks
 
 from cyborg_lite import exception
@@ -35,7 +36,10 @@ class ServicesHook(hooks.PecanHook):
 
     def on_error(self, state, exc):
         status, message = errors.status_and_message(exc)
-        return errors.error_response(status, message)
+        allow = getattr(exc, 'headers', {}).get('Allow') if isinstance(
+            exc, webob.exc.HTTPMethodNotAllowed) else None
+        return errors.error_response(status, message,
+                                     [('Allow', allow)] if allow else ())
 
 
 class MicroversionMiddleware:

@@ -20,8 +20,14 @@ class V2Controller:
     deployables = inventory.DeployablesController()
     attributes = inventory.AttributesController()
 
-    @pecan.expose('json')
+    @pecan.expose(generic=True)
     def index(self):
+        # Any method but GET and HEAD.
+        pecan.abort(405, headers={'Allow': 'GET, HEAD'})
+
+    @index.when(method='GET', template='json')
+    @index.when(method='HEAD', template='json')
+    def index_get(self):
         return views.version_document(
             views.base_url(pecan.request, pecan.request.conf),
             with_root=False)
@@ -30,8 +36,14 @@ class V2Controller:
 class RootController:
     v2 = V2Controller()
 
-    @pecan.expose('json')
+    @pecan.expose(generic=True)
     def index(self):
+        # Any method but GET and HEAD.
+        pecan.abort(405, headers={'Allow': 'GET, HEAD'})
+
+    @index.when(method='GET', template='json')
+    @index.when(method='HEAD', template='json')
+    def index_get(self):
         return views.version_document(
             views.base_url(pecan.request, pecan.request.conf))
 

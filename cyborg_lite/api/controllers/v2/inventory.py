@@ -93,7 +93,9 @@ class DeployablesController(rest.RestController):
                                                                     uuid))
 
     @pecan.expose('json')
-    def patch(self, uuid, action=None, **kwargs):
+    def patch(self, uuid=None, action=None, **kwargs):
+        if uuid is None:
+            pecan.abort(405, headers={'Allow': 'GET'})
         if action != 'program':
             raise exception.NotFound('Only /deployables/{uuid}/program '
                                      'can be patched.')
@@ -141,7 +143,9 @@ class AttributesController(rest.RestController):
         return views.attribute(base.base_url(), attr)
 
     @pecan.expose()
-    def delete(self, uuid, **kwargs):
+    def delete(self, uuid=None, **kwargs):
+        if uuid is None:
+            pecan.abort(405, headers={'Allow': 'GET, POST'})
         ctx = base.authorize('cyborg:attribute:delete')
         pecan.request.conductor.attribute_delete(ctx, uuid)
         return base.no_content()
