@@ -16,7 +16,6 @@ from oslo_utils import timeutils
 
 from cyborg_lite import exception
 from cyborg_lite import model
-from cyborg_lite import profiles
 from cyborg_lite import states
 from cyborg_lite.db import api as db_api
 from cyborg_lite.db import binding
@@ -40,12 +39,10 @@ class ArqService:
     # --- create and read ----------------------------------------------
 
     def create(self, ctx, device_profile_name):
-        dp = db_api.device_profile_get(self._db, name=device_profile_name)
-        counts = profiles.arq_counts(dp['groups'])
-        arqs = db_api.arq_create(self._db, dp['name'], counts,
+        arqs = db_api.arq_create(self._db, device_profile_name, None,
                                  ctx.project_id)
         LOG.info('Created %d ARQ(s) from device profile %s', len(arqs),
-                 dp['name'])
+                 device_profile_name)
         return arqs
 
     def list(self, ctx, instance_uuid=None, bind_state=None):
@@ -68,14 +65,9 @@ class ArqService:
         """Bind ARQs: ``{arq_uuid: {hostname, device_rp_uuid,
         instance_uuid[, project_id]}}``. Raises after trying them all if
         any bind failed; failed ARQs end BindFailed."""
-        instances = {b['instance_uuid'] for b in bindings.values()}
-        for instance in instances:
-            if binding.instance_has_other_arqs(self._db, instance,
-                                               bindings):
-                raise exception.InstanceAlreadyBound(instance=instance)
         failures, resolved = [], []
         for uuid, fields in bindings.items():
-            arq = self._bind_one(ctx, uuid, fields, failures)
+            arq = self._bind_one(ctx, uuid, fields, failures, bindings)
             if arq is not None:
                 resolved.append(arq)
         self._notifier.notify(resolved)
@@ -87,39 +79,30 @@ class ArqService:
                 raise exception.NotFound(reason)
             raise exception.Conflict(reason=reason)
 
-    def _bind_one(self, ctx, uuid, fields, failures):
-        fields = dict(fields, project_id=fields.get('project_id')
-                      or ctx.project_id)
-        arq = self.get(ctx, uuid)
-        bitstream = self._bitstream_of(arq)
+    def _bind_one(self, ctx, uuid, fields, failures, batch=()):
+        fields = {'hostname': fields['hostname'],
+                  'device_rp_uuid': fields['device_rp_uuid'],
+                  'instance_uuid': fields['instance_uuid'],
+                  'project_id': fields.get('project_id') or ctx.project_id}
         try:
-            deployable, handle, finished = binding.bind(
-                self._db, uuid, fields['hostname'], fields['device_rp_uuid'],
-                fields['instance_uuid'], fields['project_id'],
-                ctx.scope_project, bitstream)
+            result = binding.bind(self._db, uuid, fields, ctx.scope_project,
+                                  batch)
         except (exception.NoFreeAttachHandle,
                 exception.DeployableNotFound) as exc:
             binding.fail_bind(self._db, uuid, fields)
             failures.append(('%s: %s' % (uuid, exc.message), exc))
             return self.get(ctx, uuid)
-        LOG.info('arq %s: %s -> %s', uuid, arq['state'],
-                 states.BOUND if finished else states.BIND_STARTED)
-        if finished:
-            return self.get(ctx, uuid)
-        if handle['attach_type'] == model.AttachType.MDEV.value:
-            return self._finish_mdev(ctx, uuid, fields, handle, failures)
+        LOG.info('arq %s: %s -> %s', uuid, result.previous_state,
+                 states.BOUND if result.finished else states.BIND_STARTED)
+        if result.finished:
+            return result.arq
+        if result.handle['attach_type'] == model.AttachType.MDEV.value:
+            return self._finish_mdev(ctx, uuid, fields, result.handle,
+                                     failures)
         threading.Thread(target=self._program_and_finish,
-                         args=(ctx, uuid, fields, deployable, bitstream),
+                         args=(ctx, uuid, fields, result.deployable,
+                               result.bitstream_id),
                          daemon=True, name='program-%s' % uuid).start()
-        return None
-
-    def _bitstream_of(self, arq):
-        dp = db_api.device_profile_get(self._db,
-                                       name=arq['device_profile_name'])
-        groups = dp['groups']
-        group_id = arq['device_profile_group_id']
-        if 0 <= group_id < len(groups):
-            return profiles.bitstream_id(groups[group_id])
         return None
 
     def _finish_mdev(self, ctx, uuid, fields, handle, failures):
@@ -173,41 +156,49 @@ class ArqService:
 
     # --- unbind and delete --------------------------------------------
 
-    def _undo_host_work(self, uuids):
-        for host, handle in binding.held_handles(self._db, uuids).values():
-            if handle['attach_type'] == model.AttachType.MDEV.value:
-                self._agents.remove_mdev(host, handle)
+    def _undo_host_work(self, held):
+        """Remove the mdevs of ARQs about to let their handles go."""
+        for arq in held:
+            handle = arq['handle']
+            if handle and handle['attach_type'] == \
+                    model.AttachType.MDEV.value:
+                self._agents.remove_mdev(arq['hostname'], handle)
 
     def unbind(self, ctx, uuids):
+        held = db_api.arqs_with_handles(
+            self._db, project_id=ctx.scope_project, uuids=uuids)
+        missing = set(uuids) - {a['uuid'] for a in held}
+        if missing:
+            raise exception.ARQNotFound(uuid=', '.join(sorted(missing)))
+        self._undo_host_work(held)
+        purge = False
         for uuid in uuids:
-            self.get(ctx, uuid)
-        self._undo_host_work(uuids)
-        for uuid in uuids:
-            binding.unbind(self._db, uuid, ctx.scope_project)
+            purge |= binding.unbind(self._db, uuid, ctx.scope_project)
             LOG.info('arq %s: -> %s', uuid, states.UNBOUND)
-        self._purge_vanished()
+        if purge:
+            self._purge_vanished()
 
     def delete(self, ctx, uuids=None, instance_uuid=None):
-        if instance_uuid is not None:
-            arqs = db_api.arq_list(self._db, project_id=ctx.scope_project,
-                                   instance_uuid=instance_uuid)
-        else:
-            arqs = db_api.arq_list(self._db, project_id=ctx.scope_project,
-                                   uuids=uuids)
-            missing = set(uuids) - {a['uuid'] for a in arqs}
+        held = db_api.arqs_with_handles(
+            self._db, project_id=ctx.scope_project,
+            instance_uuid=instance_uuid,
+            uuids=None if instance_uuid is not None else uuids)
+        if instance_uuid is None:
+            missing = set(uuids) - {a['uuid'] for a in held}
             if missing:
                 raise exception.ARQNotFound(uuid=', '.join(sorted(missing)))
-        if not ctx.is_service and any(a['instance_uuid'] for a in arqs):
+        if not ctx.is_service and any(a['instance_uuid'] for a in held):
             raise exception.Forbidden(
                 reason='Deleting a bound accelerator request requires a '
                        'service token. Use the Compute API to manage '
                        'instance accelerators.')
-        found = [a['uuid'] for a in arqs]
+        found = [a['uuid'] for a in held]
         if found:
-            self._undo_host_work(found)
-            db_api.arq_delete(self._db, found)
+            self._undo_host_work(held)
+            purge = db_api.arq_delete(self._db, found)
             LOG.info('Deleted ARQ(s) %s', ', '.join(found))
-            self._purge_vanished()
+            if purge:
+                self._purge_vanished()
 
     def _purge_vanished(self):
         names = reports.purge_vanished(self._db)

@@ -17,6 +17,7 @@ from oslo_utils import uuidutils
 import sqlalchemy as sa
 
 from cyborg_lite import exception
+from cyborg_lite import profiles
 from cyborg_lite import states
 from cyborg_lite.db import engine
 from cyborg_lite.db import models
@@ -125,7 +126,7 @@ def _arq_query():
             .order_by(models.ExtArq.id))
 
 
-def _arq_to_dict(arq, dp_name, handle) -> dict:
+def arq_to_dict(arq, dp_name, handle) -> dict:
     """The wire form of an ARQ. Attach-handle fields are filled only in
     state Bound, as upstream does."""
     bound = arq.state == states.BOUND and handle is not None
@@ -157,7 +158,7 @@ def arq_list(db, project_id=None, instance_uuid=None, uuids=None):
     if uuids is not None:
         query = query.where(models.ExtArq.uuid.in_(list(uuids)))
     with db.reader() as session:
-        return [_arq_to_dict(*row) for row in session.execute(query)]
+        return [arq_to_dict(*row) for row in session.execute(query)]
 
 
 def arq_get(db, uuid, project_id=None):
@@ -167,7 +168,7 @@ def arq_get(db, uuid, project_id=None):
         row = session.execute(query).first()
     if row is None:
         raise exception.ARQNotFound(uuid=uuid)
-    return _arq_to_dict(*row)
+    return arq_to_dict(*row)
 
 
 def arqs_stuck(db, older_than):
@@ -175,19 +176,23 @@ def arqs_stuck(db, older_than):
     query = _arq_query().where(models.ExtArq.state == states.BIND_STARTED,
                                models.ExtArq.updated_at < older_than)
     with db.reader() as session:
-        return [_arq_to_dict(*row) for row in session.execute(query)]
+        return [arq_to_dict(*row) for row in session.execute(query)]
 
 
 # --- ARQs: creating and deleting --------------------------------------
 
 @engine.retry_on_conflict()
 def arq_create(db, device_profile_name, group_counts, project_id):
-    """Create ``group_counts[i]`` ARQs for group ``i`` of a profile."""
+    """Create ``group_counts[i]`` ARQs for group ``i`` of a profile; with
+    ``group_counts`` None, as many as each group asks for."""
     with db.writer() as session:
         dp = session.scalars(sa.select(models.DeviceProfile).where(
             models.DeviceProfile.name == device_profile_name)).first()
         if dp is None:
             raise exception.DeviceProfileNotFound(ident=device_profile_name)
+        if group_counts is None:
+            group_counts = profiles.arq_counts(
+                json.loads(dp.profile_json)['groups'])
         rows = [models.ExtArq(uuid=uuidutils.generate_uuid(),
                               state=states.INITIAL, device_profile_id=dp.id,
                               device_profile_group_id=group_id,
@@ -196,12 +201,14 @@ def arq_create(db, device_profile_name, group_counts, project_id):
                 for _ in range(count)]
         session.add_all(rows)
         session.flush()
-        return [_arq_to_dict(row, dp.name, None) for row in rows]
+        return [arq_to_dict(row, dp.name, None) for row in rows]
 
 
 @engine.retry_on_conflict()
 def arq_delete(db, arq_uuids):
-    """Delete ARQs and release their attach handles, in one transaction."""
+    """Delete ARQs and release their attach handles, in one transaction.
+    Returns whether a released handle belongs to a vanished device,
+    which can now be purged."""
     with db.writer() as session:
         handle_ids = list(session.scalars(
             sa.select(models.ExtArq.attach_handle_id).where(
@@ -209,11 +216,46 @@ def arq_delete(db, arq_uuids):
                 models.ExtArq.attach_handle_id.is_not(None))))
         session.execute(sa.delete(models.ExtArq).where(
             models.ExtArq.uuid.in_(list(arq_uuids))))
-        _release_handles(session, handle_ids)
+        return release_handles(session, handle_ids)
 
 
-def _release_handles(session, handle_ids):
-    if handle_ids:
-        session.execute(sa.update(models.AttachHandle)
-                        .where(models.AttachHandle.id.in_(handle_ids))
-                        .values(in_use=False))
+def release_handles(session, handle_ids) -> bool:
+    """Free attach handles; True if one belongs to a vanished device."""
+    if not handle_ids:
+        return False
+    session.execute(sa.update(models.AttachHandle)
+                    .where(models.AttachHandle.id.in_(handle_ids))
+                    .values(in_use=False))
+    vanished = (sa.select(models.AttachHandle.id)
+                .join(models.Deployable, models.AttachHandle.deployable_id ==
+                      models.Deployable.id)
+                .join(models.Device,
+                      models.Deployable.device_id == models.Device.id)
+                .where(models.AttachHandle.id.in_(handle_ids),
+                       models.Device.vanished.is_(True)).limit(1))
+    return session.scalar(vanished) is not None
+
+
+def arqs_with_handles(db, project_id=None, instance_uuid=None, uuids=None):
+    """``[{uuid, instance_uuid, hostname, handle}]``, ``handle`` being the
+    attach handle an ARQ holds in any state (None if none): what an
+    unbind or delete must undo on the host."""
+    query = _scoped(
+        sa.select(models.ExtArq.uuid, models.ExtArq.instance_uuid,
+                  models.ExtArq.hostname, models.AttachHandle)
+        .outerjoin(models.AttachHandle, models.ExtArq.attach_handle_id ==
+                   models.AttachHandle.id), project_id)
+    if instance_uuid is not None:
+        query = query.where(models.ExtArq.instance_uuid == instance_uuid)
+    if uuids is not None:
+        query = query.where(models.ExtArq.uuid.in_(list(uuids)))
+    with db.reader() as session:
+        return [{'uuid': uuid, 'instance_uuid': instance, 'hostname': host,
+                 'handle': handle_dict(handle) if handle else None}
+                for uuid, instance, host, handle in session.execute(query)]
+
+
+def handle_dict(handle) -> dict:
+    return {'id': handle.id, 'uuid': handle.uuid,
+            'attach_type': handle.attach_type,
+            'attach_info': json.loads(handle.attach_info)}

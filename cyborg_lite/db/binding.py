@@ -12,17 +12,32 @@ This is correct on SQLite, PostgreSQL and MySQL alike, where
 ``SELECT ... FOR UPDATE`` is not.
 """
 
+import dataclasses
 import json
 
 from oslo_utils import timeutils
 import sqlalchemy as sa
 
 from cyborg_lite import exception
+from cyborg_lite import profiles
 from cyborg_lite import states
+from cyborg_lite.db import api as db_api
 from cyborg_lite.db import engine
 from cyborg_lite.db import models
 
 _CANDIDATES = 8
+
+
+@dataclasses.dataclass
+class BindResult:
+    """What :func:`bind` did, for the conductor's next step."""
+
+    previous_state: str
+    finished: bool
+    bitstream_id: str | None
+    deployable: dict
+    handle: dict
+    arq: dict
 
 
 def _cas_state(session, uuid, target, values=None):
@@ -43,15 +58,6 @@ def _current_state(session, uuid, project_id):
     if state is None:
         raise exception.ARQNotFound(uuid=uuid)
     return state
-
-
-def instance_has_other_arqs(db, instance_uuid, arq_uuids) -> bool:
-    """Whether ARQs outside ``arq_uuids`` are bound to the instance."""
-    query = sa.select(models.ExtArq.id).where(
-        models.ExtArq.instance_uuid == instance_uuid,
-        models.ExtArq.uuid.not_in(list(arq_uuids))).limit(1)
-    with db.reader() as session:
-        return session.scalar(query) is not None
 
 
 def _take_free_handle(session, deployable_id):
@@ -76,53 +82,82 @@ def _take_free_handle(session, deployable_id):
     return None
 
 
-def _handle_dict(handle):
-    return {'id': handle.id, 'uuid': handle.uuid,
-            'attach_type': handle.attach_type,
-            'attach_info': json.loads(handle.attach_info)}
+def _arq_profile(session, uuid, project_id):
+    """(state, group of the ARQ's device profile, profile name)."""
+    query = (sa.select(models.ExtArq.state,
+                       models.ExtArq.device_profile_group_id,
+                       models.DeviceProfile.profile_json,
+                       models.DeviceProfile.name)
+             .join(models.DeviceProfile, models.ExtArq.device_profile_id ==
+                   models.DeviceProfile.id)
+             .where(models.ExtArq.uuid == uuid))
+    if project_id is not None:
+        query = query.where(models.ExtArq.project_id == project_id)
+    row = session.execute(query).first()
+    if row is None:
+        raise exception.ARQNotFound(uuid=uuid)
+    groups = json.loads(row.profile_json)['groups']
+    group = (groups[row.device_profile_group_id]
+             if 0 <= row.device_profile_group_id < len(groups) else {})
+    return row.state, group, row.name
+
+
+def _instance_has_other_arqs(session, instance_uuid, arq_uuids):
+    return session.scalar(sa.select(models.ExtArq.id).where(
+        models.ExtArq.instance_uuid == instance_uuid,
+        models.ExtArq.uuid.not_in(list(arq_uuids))).limit(1)) is not None
 
 
 @engine.retry_on_conflict(attempts=20)
-def bind(db, uuid, hostname, device_rp_uuid, instance_uuid, project_id,
-         scope_project, bitstream_id=None):
-    """Start a bind and allocate its attach handle in one transaction.
+def bind(db, uuid, fields, scope_project, batch=()):
+    """Start a bind and allocate its attach handle, in one transaction.
 
-    When the bind needs no host work the ARQ ends Bound in the same
-    transaction. An MDEV handle (the agent creates the mdev) or a
-    bitstream the deployable does not carry yet (the agent programs it)
-    leave the ARQ BindStarted with its handle held, until
-    :func:`finish_bind` or :func:`fail_bind`.
-    Returns ``(deployable, handle, finished)``.
+    ``fields`` are hostname, device_rp_uuid, instance_uuid and
+    project_id; ``batch`` the ARQs bound with this one, which may share
+    its instance (any other ARQ of the instance is refused). When the
+    bind needs no host work the ARQ ends Bound in the same transaction.
+    An MDEV handle (the agent creates the mdev) or a bitstream the
+    deployable does not carry yet (the agent programs it) leave it
+    BindStarted with its handle held, until :func:`finish_bind` or
+    :func:`fail_bind`. Returns a :class:`BindResult`.
     """
     with db.writer() as session:
-        state = _current_state(session, uuid, scope_project)
-        fields = {'hostname': hostname, 'device_rp_uuid': device_rp_uuid,
-                  'instance_uuid': instance_uuid, 'project_id': project_id}
-        if not _cas_state(session, uuid, states.BIND_STARTED, fields):
+        state, group, dp_name = _arq_profile(session, uuid, scope_project)
+        if _instance_has_other_arqs(session, fields['instance_uuid'],
+                                    set(batch) | {uuid}):
+            raise exception.InstanceAlreadyBound(
+                instance=fields['instance_uuid'])
+        if not _cas_state(session, uuid, states.BIND_STARTED, dict(fields)):
             raise exception.ARQBadState(
                 uuid=uuid, state=state, action='bind',
                 expected=sorted(states.allowed_sources(
                     states.BIND_STARTED)))
         dep = session.scalars(sa.select(models.Deployable).where(
-            models.Deployable.rp_uuid == device_rp_uuid)).first()
+            models.Deployable.rp_uuid == fields['device_rp_uuid'])).first()
         if dep is None:
-            raise exception.DeployableNotFound(ident=device_rp_uuid)
+            raise exception.DeployableNotFound(ident=fields['device_rp_uuid'])
         handle = _take_free_handle(session, dep.id)
         if handle is None:
             raise exception.NoFreeAttachHandle(deployable=dep.name)
+        bitstream = profiles.bitstream_id(group)
         values = {'attach_handle_id': handle.id, 'deployable_id': dep.id}
         finish = (handle.attach_type != 'MDEV' and
-                  (bitstream_id is None or dep.bitstream_id == bitstream_id))
+                  (bitstream is None or dep.bitstream_id == bitstream))
         if finish:
             _cas_state(session, uuid, states.BOUND, values)
         else:
             session.execute(sa.update(models.ExtArq)
                             .where(models.ExtArq.uuid == uuid)
                             .values(**values))
-        deployable = {'id': dep.id, 'name': dep.name,
-                      'driver_name': dep.driver_name,
-                      'bitstream_id': dep.bitstream_id}
-        return deployable, _handle_dict(handle), finish
+        arq = session.scalars(sa.select(models.ExtArq).where(
+            models.ExtArq.uuid == uuid)).one()
+        return BindResult(
+            previous_state=state, finished=finish, bitstream_id=bitstream,
+            deployable={'id': dep.id, 'name': dep.name,
+                        'driver_name': dep.driver_name,
+                        'bitstream_id': dep.bitstream_id},
+            handle=db_api.handle_dict(handle),
+            arq=db_api.arq_to_dict(arq, dp_name, handle))
 
 
 @engine.retry_on_conflict()
@@ -161,15 +196,16 @@ def fail_bind(db, uuid, bind_fields=None) -> bool:
 
 
 @engine.retry_on_conflict()
-def unbind(db, uuid, scope_project):
+def unbind(db, uuid, scope_project) -> bool:
     """Clear an ARQ's binding and release its handle: state Unbound.
 
-    Unbinding an Unbound ARQ changes nothing.
+    Unbinding an Unbound ARQ changes nothing. Returns whether the handle
+    belonged to a vanished device, which can now be purged.
     """
     with db.writer() as session:
         state = _current_state(session, uuid, scope_project)
         if state == states.UNBOUND:
-            return
+            return False
         handle_id = session.scalar(sa.select(models.ExtArq.attach_handle_id)
                                    .where(models.ExtArq.uuid == uuid))
         cleared = {'hostname': None, 'device_rp_uuid': None,
@@ -177,20 +213,5 @@ def unbind(db, uuid, scope_project):
                    'deployable_id': None}
         if not _cas_state(session, uuid, states.UNBOUND, cleared):
             raise engine.RetryTransaction()
-        if handle_id is not None:
-            session.execute(sa.update(models.AttachHandle)
-                            .where(models.AttachHandle.id == handle_id)
-                            .values(in_use=False))
-
-
-def held_handles(db, arq_uuids):
-    """``{arq_uuid: (hostname, handle dict)}`` for ARQs holding a handle;
-    used to undo host work (remove mdevs) before release."""
-    query = (sa.select(models.ExtArq.uuid, models.ExtArq.hostname,
-                       models.AttachHandle)
-             .join(models.AttachHandle,
-                   models.ExtArq.attach_handle_id == models.AttachHandle.id)
-             .where(models.ExtArq.uuid.in_(list(arq_uuids))))
-    with db.reader() as session:
-        return {uuid: (host, _handle_dict(handle))
-                for uuid, host, handle in session.execute(query)}
+        return db_api.release_handles(
+            session, [handle_id] if handle_id is not None else [])
