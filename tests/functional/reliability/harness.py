@@ -1,0 +1,353 @@
+"""The reliability topology: the multi-process topology on servers of
+its own, with short timeouts, a slow FPGA program command, and a
+recording stand-in for Nova's external-events endpoint.
+
+:class:`ReliabilityTopology` extends
+:class:`tests.functional.multiprocess.topology.Topology` (same processes,
+same configuration files) with what fault injection needs: SIGKILL and
+restart of a conductor, restart of an agent with other devices, and
+invariant checks read straight from the cyborg-lite database.
+"""
+
+from __future__ import annotations
+
+import http.server
+import json
+import os
+import signal
+import stat
+import threading
+import time
+import uuid
+
+import requests
+import sqlalchemy as sa
+
+from tests.fixtures import cyborg_api
+from tests.fixtures import databases
+from tests.fixtures import processes
+from tests.fixtures import sysfs_tree
+from tests.functional.multiprocess import topology as topo_mod
+
+BIND_TIMEOUT = 6          # [conductor] bind_timeout
+SWEEP_INTERVAL = 1        # [conductor] sweep_interval
+RPC_TIMEOUT = 3           # [api] rpc_timeout
+REPORT_INTERVAL = 2       # [agent] report_interval
+EVENT_RETRIES = 3         # [nova] event_retries
+PLAIN_DP = 'rel-plain'    # binds that end Bound in one transaction
+RACE_DEP = 'compute1_0000:0c:00.0'
+
+
+class NovaRecorder:
+    """``POST /v2.1/os-server-external-events`` that records every
+    event it is sent. ``mode``: ``forward`` (to nova-shim, its answer
+    returned), ``error`` (503). :meth:`down` closes the port."""
+
+    def __init__(self) -> None:
+        self.port = processes.free_port()
+        self.url = 'http://127.0.0.1:%d' % self.port
+        self.mode = 'forward'
+        self.forward_to = None
+        self.posts: list[tuple[float, str, list[dict]]] = []
+        self._lock = threading.Lock()
+        self._server = None
+
+    def events(self, mode=None) -> list[dict]:
+        with self._lock:
+            return [e for _, m, evs in self.posts for e in evs
+                    if mode is None or m == mode]
+
+    def up(self) -> None:
+        recorder = self
+
+        class Handler(http.server.BaseHTTPRequestHandler):
+            def log_message(self, *args):
+                pass
+
+            def do_POST(self):
+                body = self.rfile.read(int(self.headers['Content-Length']))
+                events = json.loads(body)['events']
+                mode = recorder.mode
+                with recorder._lock:
+                    recorder.posts.append((time.time(), mode, events))
+                status, answer = 503, b'{"error": "injected"}'
+                if mode == 'forward' and recorder.forward_to:
+                    resp = requests.post(
+                        recorder.forward_to + self.path, data=body,
+                        headers={k: v for k, v in self.headers.items()
+                                 if k.lower() not in ('host',
+                                                      'content-length')},
+                        timeout=10)
+                    status, answer = resp.status_code, resp.content
+                self.send_response(status)
+                self.send_header('Content-Type', 'application/json')
+                self.send_header('Content-Length', str(len(answer)))
+                self.end_headers()
+                self.wfile.write(answer)
+
+        http.server.ThreadingHTTPServer.allow_reuse_address = True
+        self._server = http.server.ThreadingHTTPServer(
+            ('127.0.0.1', self.port), Handler)
+        self._server.daemon_threads = True
+        threading.Thread(target=self._server.serve_forever,
+                         daemon=True).start()
+
+    def down(self) -> None:
+        if self._server is not None:
+            self._server.shutdown()
+            self._server.server_close()
+            self._server = None
+
+
+class ReliabilityTopology(topo_mod.Topology):
+    def __init__(self, tmp_dir, servers) -> None:
+        super().__init__(tmp_dir, servers.rabbit_url)
+        self.servers = servers
+        self.nova_recorder = NovaRecorder()
+        self.agent_devices = {h: d for h, (_, d) in
+                              topo_mod.HOST_DEVICES.items()}
+        self.program_delay_file = os.path.join(self.tmp, 'program-delay')
+        self.program_script = os.path.join(self.tmp, 'program-fpga')
+        with open(self.program_script, 'w') as f:
+            f.write('#!/bin/sh\n# <pci address> <bitstream>\n'
+                    'sleep "$(cat %s 2>/dev/null || echo 0)"\n'
+                    % self.program_delay_file)
+        os.chmod(self.program_script, stat.S_IRWXU)
+
+    def start(self):
+        # The topology takes its databases from the PostgreSQL that
+        # CYBORG_LITE_TEST_PG_URL names: ours, for the start only.
+        saved = os.environ.get(databases.PG_ENV)
+        os.environ[databases.PG_ENV] = self.servers.pg_url
+        self.nova_recorder.up()
+        try:
+            super().start()
+        finally:
+            if saved is None:
+                del os.environ[databases.PG_ENV]
+            else:
+                os.environ[databases.PG_ENV] = saved
+        self.nova_recorder.forward_to = self.nova_url
+        self.db = sa.create_engine(self.cyborg_db, pool_pre_ping=True)
+        return self
+
+    def stop(self):
+        self.nova_recorder.down()
+        if getattr(self, 'db', None) is not None:
+            self.db.dispose()
+        return super().stop()
+
+    def _cyborg_sections(self, log_name):
+        sections = super()._cyborg_sections(log_name)
+        sections['conductor'].update(bind_timeout=BIND_TIMEOUT,
+                                     sweep_interval=SWEEP_INTERVAL)
+        sections['api']['rpc_timeout'] = RPC_TIMEOUT
+        sections['nova'].update(
+            endpoint_override=self.nova_recorder.url + '/v2.1',
+            event_retries=EVENT_RETRIES, event_retry_delay=0.2)
+        sections['agent'].update(report_interval=REPORT_INTERVAL,
+                                 fpga_program_command=self.program_script)
+        return sections
+
+    def _start_agent(self, host):
+        tree = topo_mod.HOST_DEVICES[host][0]
+        root = os.path.join(self.tmp, host, tree)
+        if not os.path.isdir(root):
+            sysfs_tree.copy_tree(tree, os.path.join(self.tmp, host))
+        sections = self._cyborg_sections('agent-%s.log' % host)
+        sections['DEFAULT']['host'] = host
+        sections['agent'].update({
+            'enabled_drivers': ['fake'], 'sysfs_root': root,
+            'fake_devices': json.dumps(self.agent_devices[host]),
+            'resource_provider_startup_retries': 5,
+            'resource_provider_startup_delay': 0.5,
+            'bitstream_dir': self.tmp})
+        conf = self._config('agent-' + host, sections)
+        proc = self.group.start('agent-' + host, processes.script(
+            'cyborg-lite-agent') + ['--config-file', conf],
+            log_file=sections['DEFAULT']['log_file'])
+        self.agents.append(proc)
+        return proc
+
+    # -- faults ---------------------------------------------------------
+
+    def set_program_delay(self, seconds: float) -> None:
+        with open(self.program_delay_file, 'w') as f:
+            f.write(str(seconds))
+
+    def kill_conductor(self, name: str) -> None:
+        [proc] = [p for p in self.conductors if p.name == name]
+        proc.popen.send_signal(signal.SIGKILL)
+        proc.popen.wait(timeout=10)
+        self.conductors.remove(proc)
+        self.group.processes.remove(proc)
+
+    def restart_conductor(self, name: str):
+        self._start_conductor(name)
+        proc = self.conductors[-1]
+        proc.wait_for_line(r'listening on topic', timeout=60)
+        return proc
+
+    def restart_agent(self, host: str, devices=None):
+        [proc] = [p for p in self.agents if p.name == 'agent-' + host]
+        self.group.stop(proc)
+        self.agents.remove(proc)
+        if devices is not None:
+            self.agent_devices[host] = devices
+        # Each start logs "started" once more: wait for the new line.
+        before = proc.read_output().count(' started with drivers')
+        proc = self._start_agent(host)
+        deadline = time.monotonic() + 90
+        while proc.read_output().count(' started with drivers') <= before:
+            proc._check_alive()
+            assert time.monotonic() < deadline, proc.tail()
+            time.sleep(0.1)
+        return proc
+
+    # -- clients and checks -----------------------------------------------
+
+    def admin(self, url=None):
+        return cyborg_api.Client((url or self.cyborg_url) + '/v2',
+                                 topo_mod.SERVICE_HEADERS)
+
+    def ensure_profile(self, name, group):
+        client = self.admin()
+        listed = client.get('/device_profiles').json()['device_profiles']
+        if name not in {p['name'] for p in listed}:
+            resp = client.post('/device_profiles', json=[
+                {'name': name, 'groups': [group]}])
+            assert resp.status_code == 201, resp.text
+
+    def deployable(self, name: str) -> dict:
+        deps = self.admin().get('/deployables').json()['deployables']
+        [dep] = [d for d in deps if d['name'] == name]
+        return dep
+
+    def rows(self, query: str, **params) -> list[dict]:
+        with self.db.connect() as conn:
+            return [dict(r._mapping) for r in
+                    conn.execute(sa.text(query), params)]
+
+    def check_invariants(self) -> list[str]:
+        """Broken promises in the DB: ARQs stuck mid-bind, handles in use
+        without one Bound ARQ, Bound ARQs without a handle in use."""
+        problems = []
+        for row in self.rows("SELECT uuid, state FROM extended_accelerator_"
+                             "requests WHERE state IN ('BindStarted', "
+                             "'Deleting')"):
+            problems.append('ARQ %(uuid)s stuck in %(state)s' % row)
+        for row in self.rows(
+                "SELECT h.id, count(a.id) AS n, "
+                "count(a.id) FILTER (WHERE a.state = 'Bound') AS bound "
+                "FROM attach_handles h LEFT JOIN extended_accelerator_"
+                "requests a ON a.attach_handle_id = h.id "
+                "WHERE h.in_use GROUP BY h.id"):
+            if row['n'] != 1 or row['bound'] != 1:
+                problems.append('handle %(id)s in use by %(n)s ARQ(s), '
+                                '%(bound)s Bound' % row)
+        for row in self.rows(
+                "SELECT a.uuid, a.attach_handle_id FROM extended_accelerator_"
+                "requests a LEFT JOIN attach_handles h "
+                "ON h.id = a.attach_handle_id "
+                "WHERE a.state = 'Bound' AND (h.id IS NULL OR NOT h.in_use)"):
+            problems.append('Bound ARQ %(uuid)s holds no handle' % row)
+        for row in self.rows(
+                "SELECT uuid, state FROM extended_accelerator_requests "
+                "WHERE attach_handle_id IS NOT NULL AND state <> 'Bound'"):
+            problems.append('%(state)s ARQ %(uuid)s keeps a handle' % row)
+        return problems
+
+    def arq_states(self, uuids) -> dict[str, str]:
+        query = sa.text('SELECT uuid, state FROM extended_accelerator_'
+                        'requests WHERE uuid IN :uuids').bindparams(
+            sa.bindparam('uuids', expanding=True))
+        with self.db.connect() as conn:
+            return {r.uuid: r.state for r in
+                    conn.execute(query, {'uuids': list(uuids)})}
+
+    def delete_all_arqs(self) -> None:
+        client = self.admin()
+        for arq in client.get('/accelerator_requests').json()[
+                'arqs']:
+            client.delete('/accelerator_requests/' + arq['uuid'])
+
+
+def new_instance() -> str:
+    return str(uuid.uuid4())
+
+
+class Calls:
+    """HTTP calls to the API with what came back and how long it took.
+
+    A call is *clean* when it answered an expected status (``ok``) or a
+    503 whose body is the error envelope with a message, within
+    ``limit`` seconds, and no body holds a traceback.
+    """
+
+    def __init__(self, limit: float = RPC_TIMEOUT + 2.0) -> None:
+        self.limit = limit
+        self.records: list[dict] = []
+        self._lock = threading.Lock()
+        self._local = threading.local()
+
+    def _session(self) -> requests.Session:
+        if not hasattr(self._local, 'session'):
+            self._local.session = requests.Session()
+            self._local.session.headers.update(topo_mod.SERVICE_HEADERS)
+        return self._local.session
+
+    def do(self, method: str, url: str, ok=(200, 201, 202, 204),
+           **kwargs) -> requests.Response | None:
+        kwargs.setdefault('timeout', self.limit + 30)
+        t0 = time.monotonic()
+        resp, status, body = None, None, ''
+        try:
+            resp = self._session().request(method, url, **kwargs)
+            status, body = resp.status_code, resp.text
+        except requests.RequestException as exc:
+            body = repr(exc)
+        record = {'method': method, 'url': url, 'status': status,
+                  'seconds': time.monotonic() - t0, 'body': body[:300],
+                  'ok': status in ok}
+        record['clean'] = record['ok'] or (
+            status == 503 and _clean_envelope(body))
+        if 'Traceback' in body or record['seconds'] > self.limit:
+            record['clean'] = False
+        with self._lock:
+            self.records.append(record)
+        return resp
+
+    @property
+    def count(self) -> int:
+        return len(self.records)
+
+    def unclean(self) -> list[dict]:
+        return [r for r in self.records if not r['clean']]
+
+    def statuses(self) -> dict:
+        counts: dict = {}
+        for r in self.records:
+            counts[r['status']] = counts.get(r['status'], 0) + 1
+        return counts
+
+
+def _clean_envelope(body: str) -> bool:
+    try:
+        fault = json.loads(json.loads(body)['error_message'])
+    except (ValueError, KeyError, TypeError):
+        return False
+    return bool(fault.get('faultstring'))
+
+
+def arq_url(base: str) -> str:
+    return base + '/v2/accelerator_requests'
+
+
+def wait_for(predicate, timeout: float, interval: float = 0.2):
+    """predicate()'s first truthy value; None after ``timeout``."""
+    deadline = time.monotonic() + timeout
+    while True:
+        value = predicate()
+        if value or time.monotonic() > deadline:
+            return value
+        time.sleep(interval)

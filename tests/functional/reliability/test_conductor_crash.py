@@ -1,0 +1,126 @@
+"""Issue 7, item 1: a conductor is SIGKILLed while binds are in flight,
+FPGA programming binds among them (held by a slow program command).
+
+Every ARQ whose bind was accepted ends Bound or BindFailed within
+``bind_timeout`` (plus one sweep), no attach handle stays in use without
+a Bound ARQ, and Nova gets a ``failed`` event for every ARQ that failed.
+"""
+
+import concurrent.futures
+import os
+import re
+import time
+import uuid
+
+from tests.fixtures import cyborg_api
+from tests.functional.reliability import harness
+
+PROGRAM_ARQS = 6
+PLAIN_ARQS = 8
+PROGRAM_SECONDS = 3
+
+
+def _create(topology, calls, profile, count):
+    uuids = []
+    for i in range(count):
+        resp = calls.do('POST', harness.arq_url(
+            (topology.cyborg_url, topology.builtin_url)[i % 2]),
+            json={'device_profile_name': profile})
+        assert resp.status_code == 201, resp.text
+        uuids += [a['uuid'] for a in resp.json()['arqs']]
+    return uuids
+
+
+def _bind(topology, calls, rp_uuid, arq_uuid, i):
+    instance = harness.new_instance()
+    resp = calls.do('PATCH', harness.arq_url(
+        (topology.cyborg_url, topology.builtin_url)[i % 2]),
+        json=cyborg_api.bind_patch([arq_uuid], 'compute1', rp_uuid,
+                                   instance))
+    return resp.status_code if resp is not None else None
+
+
+def test_conductor_killed_mid_bind(healthy, results):
+    topology = healthy
+    calls = harness.Calls()
+    topology.ensure_profile(harness.PLAIN_DP, {
+        'resources:FPGA': '1', 'trait:CUSTOM_RACE': 'required'})
+    bitstream = str(uuid.uuid4())
+    with open(os.path.join(topology.tmp, bitstream), 'wb') as f:
+        f.write(b'bitstream')
+    program_dp = 'rel-program-' + bitstream[:8]
+    topology.ensure_profile(program_dp, {
+        'resources:FPGA': '1', 'trait:CUSTOM_RACE': 'required',
+        'accel:bitstream_id': bitstream})
+    rp_uuid = topology.deployable(harness.RACE_DEP)['rp_uuid']
+    program = _create(topology, calls, program_dp, PROGRAM_ARQS)
+    plain = _create(topology, calls, harness.PLAIN_DP, PLAIN_ARQS)
+    topology.set_program_delay(PROGRAM_SECONDS)
+    try:
+        with concurrent.futures.ThreadPoolExecutor(8) as pool:
+            codes = dict(zip(program, pool.map(
+                lambda a: _bind(topology, calls, rp_uuid, *a),
+                [(u, i) for i, u in enumerate(program)]), strict=True))
+            assert set(codes.values()) == {202}, codes
+            started = time.monotonic()
+            # Binds in flight as the conductor dies.
+            futures = {u: pool.submit(_bind, topology, calls, rp_uuid, u, i)
+                       for i, u in enumerate(plain)}
+            time.sleep(0.05)
+            topology.kill_conductor('conductor-a')
+            codes.update({u: f.result() for u, f in futures.items()})
+        killed_log = topology.log('conductor-a.log')
+        topology.restart_conductor('conductor-a')
+
+        def settled():
+            states = topology.arq_states(program + plain)
+            return None if 'BindStarted' in states.values() else states
+        states = harness.wait_for(
+            settled, harness.BIND_TIMEOUT + 4 * harness.SWEEP_INTERVAL + 10)
+        elapsed = time.monotonic() - started
+        assert states, topology.arq_states(program + plain)
+        # The stuck binds were failed one sweep after bind_timeout.
+        assert elapsed <= harness.BIND_TIMEOUT + 3 * harness.SWEEP_INTERVAL \
+            + 5, elapsed
+
+        # The programming binds that the killed conductor held.
+        held = set(re.findall(r'arq (\S+): Initial -> BindStarted',
+                              killed_log)) & set(program)
+        assert held, 'conductor-a took none of the programming binds'
+        for arq in program:
+            expected = {'BindFailed'} if arq in held else {'Bound'}
+            assert states[arq] in expected, (arq, states[arq])
+        for arq in plain:
+            if codes[arq] == 202:
+                assert states[arq] == 'Bound', (arq, states[arq])
+            else:
+                assert codes[arq] == 503, codes[arq]
+                assert states[arq] in ('Initial', 'Bound'), states[arq]
+        problems = topology.check_invariants()
+        assert problems == []
+
+        failed = {u for u, s in states.items() if s == 'BindFailed'}
+
+        def told():
+            events = topology.nova_recorder.events()
+            got = {e['tag'] for e in events if e['status'] == 'failed'}
+            return failed <= got
+        notified = harness.wait_for(told, 15)
+        missing = failed - {e['tag'] for e in
+                            topology.nova_recorder.events()
+                            if e['status'] == 'failed'}
+        results.update(
+            fault='SIGKILL conductor-a with %d FPGA programming binds '
+                  '(%d s program command) and %d binds in flight; '
+                  'restart' % (PROGRAM_ARQS, PROGRAM_SECONDS, PLAIN_ARQS),
+            requests=calls.count, errors=len(calls.unclean()),
+            lost=len(problems) + len(missing),
+            notes='%d stuck binds failed by the sweep in %.1f s, %d Nova '
+                  '"failed" events; %d in-flight binds answered 503' % (
+                      len(held), elapsed, len(failed) - len(missing),
+                      sum(1 for c in codes.values() if c == 503)))
+        assert notified, missing
+        assert calls.unclean() == []
+    finally:
+        topology.set_program_delay(0)
+        topology.delete_all_arqs()
