@@ -136,7 +136,13 @@ def parse_args(argv):
                         type=lambda v: [int(c) for c in v.split(',')])
     parser.add_argument('--duration', type=float, default=10.0)
     parser.add_argument('--handles', type=int, default=512)
-    parser.add_argument('--live-arqs', type=int, default=0)
+    parser.add_argument('--live-arqs', type=int, default=0,
+                        help='ARQs of other instances in the table first')
+    parser.add_argument('--report-hosts', default='10,100,1000',
+                        type=lambda v: [int(c) for c in v.split(',') if c])
+    parser.add_argument('--only', choices=['lifecycle', 'reports', 'build'])
+    parser.add_argument('--chart', help='write a PNG of throughput and p95 '
+                                        'latency against concurrency')
     return parser.parse_args(argv)
 
 
@@ -144,8 +150,18 @@ def main(argv=None):
     args = parse_args(sys.argv[1:] if argv is None else argv)
     started = time.time()
     report = {'machine': {'cpus': os.cpu_count(),
-                          'load_average': os.getloadavg()},
-              'lifecycle': bench_lifecycle(args)}
+                          'load_average': os.getloadavg()}}
+    if args.only in (None, 'lifecycle'):
+        report['lifecycle'] = bench_lifecycle(args)
+        if args.chart:
+            from benchmarks import chart
+            chart.write(report['lifecycle'], args.chart)
+    if args.only in (None, 'reports'):
+        from benchmarks import reports
+        report['agent_reports'] = reports.run(args.report_hosts)
+    if args.only in (None, 'build'):
+        from benchmarks import build
+        report['build_to_active'] = build.run()
     report['elapsed_s'] = round(time.time() - started, 1)
     print(json.dumps(report, indent=2))
 
