@@ -30,8 +30,8 @@ def parse_args(argv):
                         default=os.path.join(os.getcwd(), 'state'),
                         help='where the SQLite file and the log go')
     parser.add_argument('--hosts', default='fake,t4-vgpu,a100',
-                        help='simulated hosts, one agent each: a number of '
-                             'fake-driver hosts, or a comma-separated list '
+                        help='simulated hosts, one agent each: a number '
+                             '(the kinds in turn) or a comma-separated list '
                              'of kinds (%s)' % ', '.join(
                                  allinone_hosts.HOST_KINDS))
     parser.add_argument('--demo', action='store_true',
@@ -48,8 +48,11 @@ def main(argv=None):
     log_file = os.path.join(args.state_dir, 'cyborg-lite.log')
     overrides = {(None, 'log_file'): log_file, (None, 'debug'): args.debug,
                  (None, 'use_stderr'): False}
-    kinds = (['fake'] * int(args.hosts) if args.hosts.isdigit()
-             else args.hosts.split(','))
+    kinds = args.hosts.split(',')
+    if args.hosts.isdigit():
+        # N hosts take the kinds in turn: fake, t4-vgpu, a100, fake...
+        kinds = [allinone_hosts.HOST_KINDS[n % len(allinone_hosts.HOST_KINDS)]
+                 for n in range(int(args.hosts))]
     stack = allinone.AllInOne(args.state_dir, api_port=args.api_port,
                               host_kinds=kinds, api_host=args.api_host,
                               overrides=overrides, compute=True)
