@@ -6,6 +6,8 @@ the requested version and sets the version headers on every /v2 response,
 errors included.
 """
 
+import json
+
 import pecan
 import webob.exc
 from pecan import hooks
@@ -24,6 +26,22 @@ class ServicesHook(hooks.PecanHook):
         self.conf = conf
         self.conductor = conductor
         self.enforcer = enforcer
+
+    def on_route(self, state):
+        # Pecan decodes a JSON body while routing (to merge an object's
+        # keys into the controller's arguments) and lets a RecursionError
+        # from a deeply nested one escape as a 500: refuse it first.
+        request = state.request
+        if request.content_type in ('application/json',
+                                    'application/javascript') and \
+                request.body:
+            try:
+                json.loads(request.body)
+            except RecursionError:
+                raise exception.Invalid(reason='Malformed JSON body: '
+                                               'nested too deeply.')
+            except (ValueError, UnicodeDecodeError):
+                pass  # reported by validation.json_body, with details
 
     def before(self, state):
         request = state.request

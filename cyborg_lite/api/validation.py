@@ -23,6 +23,10 @@ def json_body(request):
         return json.loads(request.body)
     except (ValueError, UnicodeDecodeError) as exc:
         raise exception.Invalid(reason='Malformed JSON body: %s' % exc)
+    except RecursionError:
+        # Nesting deep enough to exhaust the decoder, under the size limit.
+        raise exception.Invalid(reason='Malformed JSON body: nested too '
+                                       'deeply.')
 
 
 def validate(body, schema):

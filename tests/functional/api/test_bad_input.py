@@ -293,3 +293,206 @@ def test_bad_requests_without_the_v2_prefix(stack, seeded):
     resp = requests.post(stack.url + '/device_profiles', data=b'{',
                          headers=dict(cyborg_api.ADMIN, **JSON), timeout=30)
     _assert_client_error(resp, 400)
+
+
+# --- gaps: the program PATCH, nesting, top-level types, field limits -----
+
+def _full_snapshot(stack):
+    """Every list at the newest microversion (so device status counts),
+    and each object shown on its own."""
+    admin = stack.client(cyborg_api.ADMIN, version='2.3')
+    snap = _snapshot(admin)
+    for key, path in (('device_profiles', '/device_profiles/%s'),
+                      ('arqs', '/accelerator_requests/%s'),
+                      ('devices', '/devices/%s'),
+                      ('deployables', '/deployables/%s'),
+                      ('attributes', '/attributes/%s')):
+        for item in snap[key]:
+            resp = admin.get(path % item['uuid'])
+            assert resp.status_code == 200, resp.text[:300]
+            snap['%s/%s' % (key, item['uuid'])] = resp.json()
+    return snap
+
+
+def _program_path(stack):
+    return '/deployables/%s/program' % stack.deployable('FPGA')['uuid']
+
+
+@pytest.mark.parametrize('raw', [b'{', b'[{"op": "replace",}]', b'nul',
+                                 b'\xff\xfe\x00', b'', b'[] []'])
+def test_program_malformed_body_is_400(admin, stack, seeded, raw):
+    before = _full_snapshot(stack)
+    _assert_client_error(admin.patch(_program_path(stack), data=raw,
+                                      headers=JSON), 400)
+    assert _full_snapshot(stack) == before
+
+
+@pytest.mark.parametrize('body', [
+    {'op': 'replace', 'path': '/program', 'value': []},
+    [],
+    [{'op': 'replace', 'path': '/program', 'value': [{'image_uuid': 5}]}],
+    [{'op': 'replace', 'path': '/program',
+      'value': [{'image_uuid': 'not-a-uuid'}]}],
+    [{'op': 'add', 'path': '/program',
+      'value': [{'image_uuid': helpers.new_uuid()}]}],
+    [{'op': 'replace', 'path': '/name',
+      'value': [{'image_uuid': helpers.new_uuid()}]}],
+    [{'op': 'replace', 'path': '/program', 'extra': 1,
+      'value': [{'image_uuid': helpers.new_uuid()}]}],
+    [{'op': 'replace', 'path': '/program',
+      'value': [{'image_uuid': helpers.new_uuid(), 'driver': 'x'}]}],
+    [{'op': 'replace', 'path': '/program',
+      'value': [{'image_uuid': helpers.new_uuid()}]}] * 2,
+])
+def test_program_bad_bodies_are_400(admin, stack, seeded, body):
+    before = _full_snapshot(stack)
+    _assert_client_error(admin.patch(_program_path(stack), json=body), 400)
+    assert _full_snapshot(stack) == before
+
+
+def test_program_huge_body_is_413(admin, stack, seeded):
+    before = _full_snapshot(stack)
+    huge = json.dumps([{'op': 'replace', 'path': '/program', 'value': [
+        {'image_uuid': 'x' * (MAX_BODY + 1)}]}]).encode()
+    _assert_client_error(admin.patch(_program_path(stack), data=huge,
+                                     headers=JSON), 413)
+    assert _full_snapshot(stack) == before
+
+
+@pytest.mark.parametrize('method,path', WRITES[:1] + WRITES[2:])
+@pytest.mark.parametrize('raw', [b'[' * 50000 + b']' * 50000,
+                                 b'{"a":' * 15000 + b'1' + b'}' * 15000])
+def test_deeply_nested_json_is_400(admin, service, stack, seeded, method,
+                                   path, raw):
+    """Nesting deep enough to exhaust the parser's recursion, under the
+    size limit: a 400, not a 500."""
+    assert len(raw) < MAX_BODY
+    before = _full_snapshot(stack)
+    _assert_client_error(service.request(method, path, data=raw,
+                                         headers=JSON), 400)
+    assert _full_snapshot(stack) == before
+
+
+@pytest.mark.parametrize('method,path', WRITES[:1] + WRITES[2:])
+@pytest.mark.parametrize('body', [None, 5, 'text', True, [], {}, [[]],
+                                  [None]])
+def test_wrong_top_level_types_are_400(admin, service, stack, seeded,
+                                       method, path, body):
+    before = _full_snapshot(stack)
+    _assert_client_error(service.request(
+        method, path, data=json.dumps(body), headers=JSON), 400)
+    assert _full_snapshot(stack) == before
+
+
+@pytest.mark.parametrize('body', [
+    [{'name': 'n' * 256, 'groups': [{'resources:FPGA': '1'}]}],
+    [{'name': 'long-key', 'groups': [{'accel:' + 'k' * 300: '1'}]}],
+    [{'name': 'long-value', 'groups': [{'accel:k': 'v' * 256}]}],
+    [{'name': 'many-keys', 'groups': [
+        {'accel:k%d' % i: 'v' for i in range(65)}]}],
+    [{'name': 'many-groups', 'groups': [{'resources:FPGA': '1'}] * 65}],
+    [{'name': 'two', 'groups': [{'resources:FPGA': '1'}]}] * 2,
+    [{'name': 'bad-uuid', 'uuid': 'nope',
+      'groups': [{'resources:FPGA': '1'}]}],
+    [{'name': 'no-groups', 'groups': []}],
+    [{'name': '', 'groups': [{'resources:FPGA': '1'}]}],
+    [{'name': 'nul\x00byte', 'groups': [{'resources:FPGA': '1'}]}],
+    [{'name': 'rc-not-int', 'groups': [{'resources:FPGA': 'one'}]}],
+    [{'name': 'rc-negative', 'groups': [{'resources:FPGA': '-1'}]}],
+    [{'name': 'std-trait', 'groups': [{'trait:OWNER_CYBORG': 'required'}]}],
+    [{'name': 'trait-val', 'groups': [{'trait:CUSTOM_X': 'maybe'}]}],
+])
+def test_device_profile_limits_are_400(admin, stack, seeded, body):
+    before = _full_snapshot(stack)
+    _assert_client_error(admin.post('/device_profiles', json=body), 400)
+    assert _full_snapshot(stack) == before
+
+
+def test_patch_limits_are_400(service, stack, seeded):
+    before = _full_snapshot(stack)
+    unbind = cyborg_api.unbind_patch([helpers.new_uuid()
+                                      for _ in range(257)])
+    _assert_client_error(service.patch('/accelerator_requests',
+                                       json=unbind), 400)
+    arq = seeded[1]['uuid']
+    for ops in ([], [{'op': 'remove', 'path': '/hostname'}] * 9,
+                [{'op': 'add', 'path': '/hostname', 'value': 'h' * 256}]):
+        _assert_client_error(service.patch('/accelerator_requests',
+                                           json={arq: ops}), 400)
+    _assert_client_error(service.patch('/accelerator_requests', json={
+        'not-a-uuid': [{'op': 'remove', 'path': '/hostname'}]}), 400)
+    assert _full_snapshot(stack) == before
+
+
+@pytest.mark.parametrize('name', ['ünïcødé', 'имя', '名前', 'emoji-😀',
+                                  'a\u200bb', 'ＡＢＣ'])
+def test_unicode_names_in_paths_are_unknown(admin, stack, seeded, name):
+    before = _full_snapshot(stack)
+    v22 = {'OpenStack-API-Version': 'accelerator 2.2'}
+    _assert_client_error(admin.get('/device_profiles/' + name,
+                                   headers=v22), 404)
+    _assert_client_error(admin.delete('/device_profiles/' + name), 404)
+    _assert_client_error(admin.delete('/device_profiles',
+                                      params={'value': name}), 404)
+    for path in ('/accelerator_requests/', '/devices/', '/attributes/'):
+        _assert_client_error(admin.get(path + name), 404)
+    _assert_client_error(admin.get('/deployables/' + name), 400)
+    assert _full_snapshot(stack) == before
+
+
+@pytest.mark.parametrize('version', ['accelerator 2.9', 'accelerator 3.0',
+                                     '10', 'accelerator x.y'])
+def test_bad_microversion_on_writes_is_406(admin, service, stack, seeded,
+                                           version):
+    before = _full_snapshot(stack)
+    headers = dict(JSON, **{'OpenStack-API-Version': version})
+    for method, path, body in [
+            ('POST', '/device_profiles', [{'name': 'mv', 'groups': [
+                {'resources:FPGA': '1'}]}]),
+            ('POST', '/accelerator_requests', {
+                'device_profile_name': seeded[0]['name']}),
+            ('DELETE', '/device_profiles/' + seeded[0]['name'], None),
+            ('DELETE', '/accelerator_requests/' + seeded[1]['uuid'], None),
+            ('POST', '/attributes', {'deployable_id': 1, 'key': 'mv',
+                                     'value': 'v'})]:
+        resp = service.request(method, path, headers=headers,
+                               data=None if body is None
+                               else json.dumps(body))
+        _assert_client_error(resp, 406)
+    assert _full_snapshot(stack) == before
+
+
+def test_batch_of_failures_changes_nothing_anywhere(admin, service, stack,
+                                                    seeded):
+    """Failing requests of every kind, with the whole visible state (each
+    list at 2.3 and each object on its own) compared before and after."""
+    dp, arq = seeded
+    before = _full_snapshot(stack)
+    member = stack.client(cyborg_api.member('bad-input-2'))
+    device = before['devices'][0]['uuid']
+    program = _program_path(stack)
+    failures = [
+        member.patch(program, json=[{'op': 'replace', 'path': '/program',
+                                     'value': [{'image_uuid':
+                                                helpers.new_uuid()}]}]),
+        admin.patch(program, data=b'[' * 50000, headers=JSON),
+        member.post('/devices/%s/enable' % device),
+        admin.post('/devices/%s/disable' % helpers.new_uuid()),
+        member.delete('/attributes/' + before['attributes'][0]['uuid']),
+        admin.delete('/attributes/' + helpers.new_uuid()),
+        member.delete('/device_profiles/' + dp['uuid']),
+        member.patch('/accelerator_requests', json=cyborg_api.unbind_patch(
+            [arq['uuid']])),
+        service.patch('/accelerator_requests/' + arq['uuid'],
+                      json=cyborg_api.unbind_patch([helpers.new_uuid()])),
+        service.delete('/accelerator_requests',
+                       params={'arqs': arq['uuid'], 'instance':
+                               helpers.new_uuid()}),
+        admin.post('/accelerator_requests', json={
+            'device_profile_name': dp['name'], 'image_uuid': 'x' * 37}),
+        admin.post('/attributes', json={'deployable_id': 0, 'key': 'k',
+                                        'value': 'v'}),
+    ]
+    for resp in failures:
+        _assert_client_error(resp)
+    assert _full_snapshot(stack) == before
