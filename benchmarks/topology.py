@@ -1,7 +1,7 @@
 """The production topology as a system under test.
 
 Separate processes, configured by files only: ``cyborg-lite-api`` under
-gunicorn (2 workers), one or two ``cyborg-lite-conductor``, one
+gunicorn (2 workers of 8 threads each), one or two ``cyborg-lite-conductor``, one
 ``cyborg-lite-agent`` whose fake FPGA has enough handles, RabbitMQ and
 PostgreSQL (from ``tools/test-setup.sh``, started here when the
 environment does not name them).
@@ -38,11 +38,13 @@ def ensure_servers():
 
 
 class Topology:
-    def __init__(self, conductors=1, handles=512, gunicorn_workers=2):
+    def __init__(self, conductors=1, handles=512, gunicorn_workers=2,
+                 gunicorn_threads=8):
         self.tmp = tempfile.mkdtemp(prefix='cyborg-lite-bench-')
         self.conductors = conductors
         self.handles = handles
         self.workers = gunicorn_workers
+        self.threads = gunicorn_threads
         self.group = processes.ProcessGroup(self.tmp)
         self._db = None
 
@@ -75,7 +77,8 @@ class Topology:
         port = processes.free_port()
         self.url = 'http://127.0.0.1:%d' % port
         self.api = self.group.start('api', processes.script('gunicorn') + [
-            '--workers', str(self.workers), '--bind', '127.0.0.1:%d' % port,
+            '--workers', str(self.workers), '--threads', str(self.threads),
+            '--bind', '127.0.0.1:%d' % port,
             'cyborg_lite.api.wsgi:application'],
             env={'CYBORG_LITE_CONFIG_FILES': api_conf})
         self.servers = []
