@@ -14,6 +14,7 @@ This is correct on SQLite, PostgreSQL and MySQL alike, where
 
 import dataclasses
 import json
+import types
 
 from oslo_utils import timeutils
 import sqlalchemy as sa
@@ -64,48 +65,49 @@ def _take_free_handle(session, deployable_id):
     """Mark one free handle of a deployable in use; its row, or None if
     the deployable has no free handle at all."""
     handle = models.AttachHandle
-    candidates = list(session.scalars(
-        sa.select(handle.id)
+    candidates = session.execute(
+        sa.select(handle.id, handle.uuid, handle.attach_type,
+                  handle.attach_info)
         .where(handle.deployable_id == deployable_id,
                handle.in_use.is_(False))
-        .order_by(handle.id).limit(_CANDIDATES)))
-    for handle_id in candidates:
+        .order_by(handle.id).limit(_CANDIDATES)).all()
+    for candidate in candidates:
         taken = session.execute(
             sa.update(handle)
-            .where(handle.id == handle_id, handle.in_use.is_(False))
+            .where(handle.id == candidate.id, handle.in_use.is_(False))
             .values(in_use=True)).rowcount
         if taken == 1:
-            return session.get(handle, handle_id)
+            return candidate
     if candidates:
         # Every candidate went to a concurrent binder: look again.
         raise engine.RetryTransaction()
     return None
 
 
-def _arq_profile(session, uuid, project_id):
-    """(state, group of the ARQ's device profile, profile name)."""
-    query = (sa.select(models.ExtArq.state,
-                       models.ExtArq.device_profile_group_id,
-                       models.DeviceProfile.profile_json,
-                       models.DeviceProfile.name)
-             .join(models.DeviceProfile, models.ExtArq.device_profile_id ==
-                   models.DeviceProfile.id)
-             .where(models.ExtArq.uuid == uuid))
+def _arq_for_bind(session, uuid, project_id, instance_uuid, batch):
+    """The ARQ's row, its profile, and whether other ARQs than ``batch``
+    are bound to ``instance_uuid``: one statement."""
+    ext = models.ExtArq
+    other = sa.select(sa.literal(1)).where(
+        ext.instance_uuid == instance_uuid,
+        ext.uuid.not_in(list(batch))).exists()
+    query = (sa.select(ext.state, ext.device_profile_group_id,
+                       ext.created_at, models.DeviceProfile.profile_json,
+                       models.DeviceProfile.name, other.label('other'))
+             .join(models.DeviceProfile,
+                   ext.device_profile_id == models.DeviceProfile.id)
+             .where(ext.uuid == uuid))
     if project_id is not None:
-        query = query.where(models.ExtArq.project_id == project_id)
+        query = query.where(ext.project_id == project_id)
     row = session.execute(query).first()
     if row is None:
         raise exception.ARQNotFound(uuid=uuid)
+    if row.other:
+        raise exception.InstanceAlreadyBound(instance=instance_uuid)
     groups = json.loads(row.profile_json)['groups']
     group = (groups[row.device_profile_group_id]
              if 0 <= row.device_profile_group_id < len(groups) else {})
-    return row.state, group, row.name
-
-
-def _instance_has_other_arqs(session, instance_uuid, arq_uuids):
-    return session.scalar(sa.select(models.ExtArq.id).where(
-        models.ExtArq.instance_uuid == instance_uuid,
-        models.ExtArq.uuid.not_in(list(arq_uuids))).limit(1)) is not None
+    return row, group
 
 
 @engine.retry_on_conflict(attempts=20)
@@ -115,49 +117,56 @@ def bind(db, uuid, fields, scope_project, batch=()):
     ``fields`` are hostname, device_rp_uuid, instance_uuid and
     project_id; ``batch`` the ARQs bound with this one, which may share
     its instance (any other ARQ of the instance is refused). When the
-    bind needs no host work the ARQ ends Bound in the same transaction.
+    bind needs no host work the ARQ ends Bound in the same transaction:
+    Initial -> BindStarted -> Bound in one compare-and-swap, guarded by
+    the sources of BindStarted, since nobody can see the state between.
     An MDEV handle (the agent creates the mdev) or a bitstream the
     deployable does not carry yet (the agent programs it) leave it
     BindStarted with its handle held, until :func:`finish_bind` or
     :func:`fail_bind`. Returns a :class:`BindResult`.
     """
     with db.writer() as session:
-        state, group, dp_name = _arq_profile(session, uuid, scope_project)
-        if _instance_has_other_arqs(session, fields['instance_uuid'],
-                                    set(batch) | {uuid}):
-            raise exception.InstanceAlreadyBound(
-                instance=fields['instance_uuid'])
-        if not _cas_state(session, uuid, states.BIND_STARTED, dict(fields)):
-            raise exception.ARQBadState(
-                uuid=uuid, state=state, action='bind',
-                expected=sorted(states.allowed_sources(
-                    states.BIND_STARTED)))
-        dep = session.scalars(sa.select(models.Deployable).where(
-            models.Deployable.rp_uuid == fields['device_rp_uuid'])).first()
+        row, group = _arq_for_bind(session, uuid, scope_project,
+                                   fields['instance_uuid'],
+                                   set(batch) | {uuid})
+        dep = session.execute(
+            sa.select(models.Deployable.id, models.Deployable.name,
+                      models.Deployable.driver_name,
+                      models.Deployable.bitstream_id)
+            .where(models.Deployable.rp_uuid ==
+                   fields['device_rp_uuid'])).first()
         if dep is None:
             raise exception.DeployableNotFound(ident=fields['device_rp_uuid'])
         handle = _take_free_handle(session, dep.id)
         if handle is None:
             raise exception.NoFreeAttachHandle(deployable=dep.name)
         bitstream = profiles.bitstream_id(group)
-        values = {'attach_handle_id': handle.id, 'deployable_id': dep.id}
         finish = (handle.attach_type != 'MDEV' and
                   (bitstream is None or dep.bitstream_id == bitstream))
-        if finish:
-            _cas_state(session, uuid, states.BOUND, values)
-        else:
-            session.execute(sa.update(models.ExtArq)
-                            .where(models.ExtArq.uuid == uuid)
-                            .values(**values))
-        arq = session.scalars(sa.select(models.ExtArq).where(
-            models.ExtArq.uuid == uuid)).one()
+        target = states.BOUND if finish else states.BIND_STARTED
+        now = timeutils.utcnow()
+        values = dict(fields, attach_handle_id=handle.id,
+                      deployable_id=dep.id)
+        moved = session.execute(
+            sa.update(models.ExtArq)
+            .where(models.ExtArq.uuid == uuid,
+                   models.ExtArq.state.in_(states.allowed_sources(
+                       states.BIND_STARTED)))
+            .values(state=target, updated_at=now, **values)).rowcount
+        if not moved:
+            raise exception.ARQBadState(
+                uuid=uuid, state=row.state, action='bind',
+                expected=sorted(states.allowed_sources(
+                    states.BIND_STARTED)))
+        arq = types.SimpleNamespace(
+            uuid=uuid, state=target,
+            device_profile_group_id=row.device_profile_group_id,
+            created_at=row.created_at, updated_at=now, **fields)
         return BindResult(
-            previous_state=state, finished=finish, bitstream_id=bitstream,
-            deployable={'id': dep.id, 'name': dep.name,
-                        'driver_name': dep.driver_name,
-                        'bitstream_id': dep.bitstream_id},
+            previous_state=row.state, finished=finish,
+            bitstream_id=bitstream, deployable=dict(dep._mapping),
             handle=db_api.handle_dict(handle),
-            arq=db_api.arq_to_dict(arq, dp_name, handle))
+            arq=db_api.arq_to_dict(arq, row.name, handle))
 
 
 @engine.retry_on_conflict()
