@@ -1,7 +1,8 @@
 """The production topology as a system under test.
 
 Separate processes, configured by files only: ``cyborg-lite-api`` under
-gunicorn (2 workers of 8 threads each), one or two ``cyborg-lite-conductor``, one
+gunicorn (2 workers of 8 threads each), one or two
+``cyborg-lite-conductor``, one
 ``cyborg-lite-agent`` whose fake FPGA has enough handles, RabbitMQ and
 PostgreSQL (from ``tools/test-setup.sh``, started here when the
 environment does not name them).
