@@ -11,8 +11,9 @@
 # and is stopped by PID; no system service is started or touched. Ports,
 # all on 127.0.0.1: CYBORG_LITE_PG_PORT (15432), CYBORG_LITE_RABBIT_PORT
 # (15672, AMQP), CYBORG_LITE_RABBIT_DIST_PORT (15673, Erlang distribution)
-# and CYBORG_LITE_RABBIT_EPMD_PORT (15674). CYBORG_LITE_TEST_RABBIT=0 leaves
-# RabbitMQ out.
+# and CYBORG_LITE_RABBIT_EPMD_PORT (15674), CYBORG_LITE_MYSQL_PORT (15306).
+# CYBORG_LITE_TEST_RABBIT=0 leaves RabbitMQ out, CYBORG_LITE_TEST_MYSQL=0
+# MariaDB (which sets CYBORG_LITE_TEST_MYSQL_URL).
 set -euo pipefail
 
 TEST_DIR=${CYBORG_LITE_TEST_DIR:-/tmp/cyborg-lite-test}
@@ -23,6 +24,9 @@ RMQ_PORT=${CYBORG_LITE_RABBIT_PORT:-15672}
 RMQ_DIST_PORT=${CYBORG_LITE_RABBIT_DIST_PORT:-15673}
 RMQ_EPMD_PORT=${CYBORG_LITE_RABBIT_EPMD_PORT:-15674}
 WITH_RABBIT=${CYBORG_LITE_TEST_RABBIT:-1}
+MYSQL_DIR=$TEST_DIR/mariadb
+MYSQL_PORT=${CYBORG_LITE_MYSQL_PORT:-15306}
+WITH_MYSQL=${CYBORG_LITE_TEST_MYSQL:-1}
 
 log() { echo "test-setup: $*" >&2; }
 
@@ -30,6 +34,7 @@ install_packages() {
     local wanted=(libvirt-dev libvirt0 pkg-config gcc python3-dev
                   python3-venv postgresql)
     [ "$WITH_RABBIT" = 0 ] || wanted+=(rabbitmq-server)
+    [ "$WITH_MYSQL" = 0 ] || wanted+=(mariadb-server)
     local missing=()
     for pkg in "${wanted[@]}"; do
         dpkg-query -W -f='${Status}' "$pkg" 2>/dev/null \
@@ -200,14 +205,56 @@ stop_rabbit() {
         "$RMQ_DIR/epmd.pid"
 }
 
+start_mysql() {
+    local pidfile=$MYSQL_DIR/mariadbd.pid
+    if [ -f "$pidfile" ] && kill -0 "$(cat "$pidfile")" 2>/dev/null; then
+        log "MariaDB already running"
+    else
+        if port_open "$MYSQL_PORT"; then
+            log "port $MYSQL_PORT is taken; set CYBORG_LITE_MYSQL_PORT"
+            exit 1
+        fi
+        rm -rf "$MYSQL_DIR"
+        mkdir -p "$MYSQL_DIR/data"
+        mariadb-install-db --no-defaults --user=root --auth-root-authentication-method=normal \
+            --datadir="$MYSQL_DIR/data" --skip-test-db >/dev/null 2>&1
+        mariadbd --no-defaults --user=root --datadir="$MYSQL_DIR/data" \
+            --bind-address=127.0.0.1 --port="$MYSQL_PORT" \
+            --socket="$MYSQL_DIR/mysqld.sock" --pid-file="$pidfile" \
+            --skip-name-resolve --innodb-flush-log-at-trx-commit=0 \
+            --max-connections=300 --log-error="$MYSQL_DIR/error.log" \
+            >/dev/null 2>&1 &
+        for _ in $(seq 150); do
+            port_open "$MYSQL_PORT" && break
+            sleep 0.2
+        done
+        port_open "$MYSQL_PORT" || { log "MariaDB did not start"; exit 1; }
+    fi
+    echo "export CYBORG_LITE_TEST_MYSQL_URL=mysql+pymysql://root@127.0.0.1:$MYSQL_PORT/mysql"
+}
+
+stop_mysql() {
+    local pidfile=$MYSQL_DIR/mariadbd.pid
+    if [ -f "$pidfile" ]; then
+        local pid
+        pid=$(cat "$pidfile")
+        log "stopping MariaDB (pid $pid)"
+        kill -TERM "$pid" 2>/dev/null || true
+        wait_gone "$pid" || true
+        rm -f "$pidfile"
+    fi
+}
+
 case "${1:-start}" in
     start)
         install_packages
         start_pg
         [ "$WITH_RABBIT" = 0 ] || start_rabbit
+        [ "$WITH_MYSQL" = 0 ] || start_mysql
         ;;
     stop)
         stop_rabbit
+        stop_mysql
         stop_pg
         ;;
     *)
