@@ -29,7 +29,34 @@ def create_facade(conf):
                      max_overflow=db.max_overflow,
                      pool_timeout=db.pool_timeout,
                      connection_recycle_time=db.connection_recycle_time)
+    engine = facade.writer.get_engine()
+    if engine.dialect.name == 'sqlite':
+        _serialize_sqlite_writers(engine)
     return facade
+
+
+def _serialize_sqlite_writers(engine) -> None:
+    """Let concurrent requests share a SQLite file without "database is
+    locked": WAL (readers never wait for a writer), a busy timeout, and
+    every transaction opened with BEGIN IMMEDIATE, so that a transaction
+    that reads then writes waits for the write lock up front instead of
+    failing when it tries to take it. (oslo.db emits a plain BEGIN from
+    its own 'begin' listener; ours replaces it.)"""
+    @sa.event.listens_for(engine, 'connect')
+    def _pragmas(dbapi_con, record):
+        dbapi_con.execute('PRAGMA busy_timeout = 30000')
+        if engine.url.database not in (None, '', ':memory:'):
+            dbapi_con.execute('PRAGMA journal_mode = WAL')
+
+    for listener in list(engine.dispatch.begin):
+        if getattr(listener, '__name__', '') == '_sqlite_emit_begin':
+            sa.event.remove(engine, 'begin', listener)
+
+    @sa.event.listens_for(engine, 'begin')
+    def _begin_immediate(conn):
+        if 'in_transaction' not in conn.info:
+            conn.exec_driver_sql('BEGIN IMMEDIATE')
+            conn.info['in_transaction'] = True
 
 
 def reader(fn):
