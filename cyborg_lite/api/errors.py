@@ -39,6 +39,12 @@ UNAVAILABLE = (oslo_messaging.MessagingTimeout,
                oslo_messaging.MessageDeliveryFailure,
                oslo_messaging.MessagingException)
 
+# Conductor errors that mean its database is away for now (oslo.db's
+# translations, SQLAlchemy's pool timeout), by the class name that
+# RemoteError carries. Any other RemoteError is a bug: 500, not 503.
+DB_UNAVAILABLE = ('DBConnectionError', 'DBDeadlock', 'OperationalError',
+                  'DisconnectionError', 'TimeoutError')
+
 
 def envelope(status: int, message: str) -> bytes:
     fault = {'faultcode': 'Client' if status < 500 else 'Server',
@@ -63,10 +69,22 @@ def status_and_message(exc: Exception) -> tuple[int, str]:
         return 500, exc.message
     if isinstance(exc, webob.exc.HTTPException):
         return exc.code, exc.explanation or exc.title
+    if isinstance(exc, oslo_messaging.RemoteError):
+        return _remote_status(exc)
     if isinstance(exc, UNAVAILABLE):
         return 503, ('The accelerator service is temporarily unavailable '
                      '(%s). Try again later.' % type(exc).__name__)
     LOG.exception('Unexpected error')
+    return 500, 'An unexpected error occurred; see the service log.'
+
+
+def _remote_status(exc: oslo_messaging.RemoteError) -> tuple[int, str]:
+    if exc.exc_type in DB_UNAVAILABLE:
+        LOG.warning('Conductor database unavailable: %s', exc.exc_type)
+        return 503, ('The accelerator database is temporarily unavailable '
+                     '(%s). Try again later.' % exc.exc_type)
+    LOG.error('Unexpected error in the conductor: %s: %s', exc.exc_type,
+              exc.value)
     return 500, 'An unexpected error occurred; see the service log.'
 
 

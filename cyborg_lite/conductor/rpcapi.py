@@ -13,6 +13,8 @@ in step.
 from cyborg_lite import rpc
 
 RPC_API_VERSION = '1.0'
+# Reconnection attempts of a send with a timeout (see ConductorAPI).
+PUBLISH_RETRIES = 1
 
 
 class ConductorAPI:
@@ -22,10 +24,15 @@ class ConductorAPI:
         self.topic = conf.conductor.topic
         self.client = rpc.get_client(transport, self.topic, RPC_API_VERSION,
                                      timeout=timeout)
+        # The timeout bounds only the wait for a reply: sending retries a
+        # lost broker forever by default. A caller that gives a timeout
+        # (the API) must answer in bounded time, so it reconnects once
+        # and then fails with MessageDeliveryFailure (503 at the API).
+        self._retry = PUBLISH_RETRIES if timeout else None
 
     def _call(self, ctx, method, version='1.0', **kwargs):
-        return self.client.prepare(version=version).call(ctx, method,
-                                                         **kwargs)
+        return self.client.prepare(version=version, retry=self._retry).call(
+            ctx, method, **kwargs)
 
     # device profiles
     def device_profile_create(self, ctx, profile):

@@ -34,6 +34,11 @@ SWEEP_INTERVAL = 1        # [conductor] sweep_interval
 RPC_TIMEOUT = 3           # [api] rpc_timeout
 REPORT_INTERVAL = 2       # [agent] report_interval
 EVENT_RETRIES = 3         # [nova] event_retries
+# An API call that finds the broker gone first reconnects once
+# (kombu_reconnect_delay plus rabbit_retry_interval, 1 s each by default),
+# then waits up to rpc_timeout for a reply: its 503 may come that much
+# later than rpc_timeout.
+RECONNECT_ALLOWANCE = 3.0
 PLAIN_DP = 'rel-plain'    # binds that end Bound in one transaction
 RACE_DEP = 'compute1_0000:0c:00.0'
 
@@ -135,7 +140,16 @@ class ReliabilityTopology(topo_mod.Topology):
         self.nova_recorder.down()
         if getattr(self, 'db', None) is not None:
             self.db.dispose()
-        return super().stop()
+        try:
+            self.group.stop_all()
+            return self.group.leftovers()
+        finally:
+            try:
+                self.stack.close()
+            except sa.exc.OperationalError:
+                # The fixture's admin connection died with a PostgreSQL
+                # restart; the databases go with our server anyway.
+                pass
 
     def _cyborg_sections(self, log_name):
         sections = super()._cyborg_sections(log_name)
@@ -284,7 +298,8 @@ class Calls:
     ``limit`` seconds, and no body holds a traceback.
     """
 
-    def __init__(self, limit: float = RPC_TIMEOUT + 2.0) -> None:
+    def __init__(self, limit: float = RPC_TIMEOUT + RECONNECT_ALLOWANCE
+                 ) -> None:
         self.limit = limit
         self.records: list[dict] = []
         self._lock = threading.Lock()
@@ -351,3 +366,67 @@ def wait_for(predicate, timeout: float, interval: float = 0.2):
         if value or time.monotonic() > deadline:
             return value
         time.sleep(interval)
+
+
+class Load:
+    """Threads that create and list ARQs through both API servers until
+    stopped; every call goes through a :class:`Calls`."""
+
+    def __init__(self, topology, calls: Calls, threads: int = 4,
+                 profile: str = PLAIN_DP) -> None:
+        self.topology = topology
+        self.calls = calls
+        self.profile = profile
+        self.created: list[str] = []
+        self._stop = threading.Event()
+        self._threads = [threading.Thread(target=self._run, args=(i,),
+                                          daemon=True)
+                         for i in range(threads)]
+
+    def _run(self, i: int) -> None:
+        base = (self.topology.cyborg_url, self.topology.builtin_url)[i % 2]
+        while not self._stop.is_set():
+            resp = self.calls.do('POST', arq_url(base),
+                                 json={'device_profile_name': self.profile})
+            if resp is not None and resp.status_code == 201:
+                self.created += [a['uuid'] for a in resp.json()['arqs']]
+            self.calls.do('GET', arq_url(base))
+            time.sleep(0.05)
+
+    def __enter__(self) -> 'Load':
+        for t in self._threads:
+            t.start()
+        return self
+
+    def __exit__(self, *exc) -> None:
+        self._stop.set()
+        for t in self._threads:
+            t.join(timeout=60)
+
+
+def half_written(topology) -> list[str]:
+    """ARQs whose row mixes states: Initial or BindFailed with a handle,
+    Bound without its binding fields."""
+    problems = []
+    for row in topology.rows(
+            "SELECT uuid, state FROM extended_accelerator_requests WHERE "
+            "(state = 'Initial' AND (attach_handle_id IS NOT NULL OR "
+            "instance_uuid IS NOT NULL)) OR (state = 'Bound' AND "
+            "(hostname IS NULL OR device_rp_uuid IS NULL OR "
+            "instance_uuid IS NULL OR attach_handle_id IS NULL))"):
+        problems.append('%(state)s ARQ %(uuid)s half-written' % row)
+    return problems
+
+
+def api_recovered(topology, calls: Calls, timeout: float = 90) -> float:
+    """Seconds until both API servers answer a create again."""
+    t0 = time.monotonic()
+
+    def works():
+        return all(
+            (calls.do('POST', arq_url(base), ok=(201, 503),
+                      json={'device_profile_name': PLAIN_DP}) or
+             requests.Response()).status_code == 201
+            for base in (topology.cyborg_url, topology.builtin_url))
+    assert wait_for(works, timeout, interval=1), 'the API did not recover'
+    return time.monotonic() - t0

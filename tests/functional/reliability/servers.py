@@ -67,6 +67,7 @@ class Servers:
         self.epmd_port = processes.free_port(15000, 19000)
         self.env = dict(os.environ,
                         CYBORG_LITE_TEST_DIR=self.dir,
+                        CYBORG_LITE_TEST_MYSQL='0',
                         CYBORG_LITE_PG_PORT=str(self.pg_port),
                         CYBORG_LITE_RABBIT_PORT=str(self.rabbit_port),
                         CYBORG_LITE_RABBIT_DIST_PORT=str(self.dist_port),
@@ -123,11 +124,13 @@ class Servers:
         return os.path.join(self.dir, 'pg', 'data')
 
     def stop_pg(self) -> None:
-        """Immediate shutdown (SIGQUIT): sessions are cut as in a crash;
-        the data stays for :meth:`start_pg`."""
+        """Fast shutdown (SIGINT): every session is cut at once, and
+        what was committed is kept for :meth:`start_pg`. (An immediate
+        shutdown would lose the last commits, because the test server
+        runs with ``synchronous_commit=off``.)"""
         pid = _read_pid(os.path.join(self._pg_data, 'postmaster.pid'))
         assert _alive(pid)
-        os.kill(pid, signal.SIGQUIT)
+        os.kill(pid, signal.SIGINT)
         _wait_gone(pid)
         assert not port_open(self.pg_port)
 

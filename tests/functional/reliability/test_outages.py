@@ -1,0 +1,113 @@
+"""Issue 7, items 2 and 3: RabbitMQ and PostgreSQL go away under load.
+
+While a server is down the API answers 503 with the error envelope
+within ``[api] rpc_timeout`` (never a hang, never a traceback); once it
+is back, the same API, conductor and agent processes work again without
+a restart, and no ARQ was lost or half-written.
+"""
+
+import json
+import os
+import time
+
+from tests.fixtures import cyborg_api
+from tests.functional.reliability import harness
+
+
+def _pids(topology):
+    return {p.name: p.pid for p in topology.group.processes}
+
+
+def _lifecycle(topology):
+    """Create, bind, resolve and delete one ARQ: conductors, agents and
+    Placement all answer."""
+    client = topology.admin()
+    rp_uuid = topology.deployable(harness.RACE_DEP)['rp_uuid']
+    resp = client.post('/accelerator_requests',
+                       json={'device_profile_name': harness.PLAIN_DP})
+    assert resp.status_code == 201, resp.text
+    [arq] = resp.json()['arqs']
+    instance = harness.new_instance()
+    resp = client.patch('/accelerator_requests', json=cyborg_api.bind_patch(
+        [arq['uuid']], 'compute1', rp_uuid, instance))
+    assert resp.status_code == 202, resp.text
+    resp = client.get('/accelerator_requests',
+                      params={'instance': instance,
+                              'bind_state': 'resolved'})
+    assert resp.status_code == 200, resp.text
+    assert [a['state'] for a in resp.json()['arqs']] == ['Bound']
+    resp = client.delete('/accelerator_requests',
+                         params={'instance': instance})
+    assert resp.status_code == 204, resp.text
+
+
+def _check_outage(topology, calls, load, pids, results, fault, outage,
+                  says=''):
+    recovered = harness.api_recovered(topology, calls)
+    assert _pids(topology) == pids, 'a process was restarted'
+    _lifecycle(topology)
+    stored = topology.arq_states(load.created)
+    lost = sorted(set(load.created) - set(stored))
+    problems = topology.check_invariants() + harness.half_written(topology)
+    during = [r for r in calls.records if r['status'] == 503]
+    with open(os.path.join(topology.tmp, 'calls-%s.json' % fault.split()[0]),
+              'w') as f:
+        json.dump(calls.records, f, indent=1)
+    results.update(
+        fault=fault, requests=calls.count, errors=len(calls.unclean()),
+        lost=len(lost) + len(problems),
+        notes='%d answered 503 (slowest %.1f s); outage %.0f s; API '
+              'working again %.1f s after the restart, same processes' % (
+                  len(during), max((r['seconds'] for r in during),
+                                   default=0), outage, recovered))
+    assert calls.unclean() == [], calls.unclean()[:5]
+    assert during, 'no call failed while the server was down'
+    assert all(says in r['body'] for r in during), during[:3]
+    assert lost == [] and problems == []
+
+
+def test_broker_outage(healthy, results):
+    topology = healthy
+    topology.ensure_profile(harness.PLAIN_DP, {
+        'resources:FPGA': '1', 'trait:CUSTOM_RACE': 'required'})
+    pids = _pids(topology)
+    calls = harness.Calls()
+    try:
+        with harness.Load(topology, calls) as load:
+            time.sleep(2)
+            t0 = time.monotonic()
+            topology.servers.kill_rabbit()
+            time.sleep(3 * harness.RPC_TIMEOUT)
+            topology.servers.start_rabbit()
+            outage = time.monotonic() - t0
+            time.sleep(2)
+        _check_outage(topology, calls, load, pids, results,
+                      'RabbitMQ killed (SIGKILL) under create/list load, '
+                      'then a fresh node started', outage)
+    finally:
+        topology.delete_all_arqs()
+
+
+def test_database_outage(healthy, results):
+    topology = healthy
+    topology.ensure_profile(harness.PLAIN_DP, {
+        'resources:FPGA': '1', 'trait:CUSTOM_RACE': 'required'})
+    pids = _pids(topology)
+    calls = harness.Calls()
+    try:
+        with harness.Load(topology, calls) as load:
+            time.sleep(2)
+            t0 = time.monotonic()
+            topology.servers.stop_pg()
+            try:
+                time.sleep(2 * harness.RPC_TIMEOUT)
+            finally:
+                topology.servers.start_pg()
+            outage = time.monotonic() - t0
+            time.sleep(2)
+        _check_outage(topology, calls, load, pids, results,
+                      'PostgreSQL stopped (fast shutdown, sessions cut) under '
+                      'create/list load, then started again', outage,
+                      says='database is temporarily unavailable')
+    finally:
+        topology.delete_all_arqs()
