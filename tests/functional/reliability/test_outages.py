@@ -56,8 +56,9 @@ def _check_outage(topology, calls, load, pids, results, fault, outage,
     results.update(
         fault=fault, requests=calls.count, errors=len(calls.unclean()),
         lost=len(lost) + len(problems),
-        notes='%d answered 503 (slowest %.1f s); outage %.0f s; API '
-              'working again %.1f s after the restart, same processes' % (
+        notes='%d answered 503 (slowest %.1f s); outage %.0f s; both '
+              'APIs created ARQs again %.1f s after the load ended (2 s '
+              'after the restart), same processes' % (
                   len(during), max((r['seconds'] for r in during),
                                    default=0), outage, recovered))
     assert calls.unclean() == [], calls.unclean()[:5]
