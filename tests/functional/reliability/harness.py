@@ -112,6 +112,9 @@ class ReliabilityTopology(topo_mod.Topology):
         self.nova_recorder = NovaRecorder()
         self.agent_devices = {h: d for h, (_, d) in
                               topo_mod.HOST_DEVICES.items()}
+        # Hosts whose agent runs a real driver on its sysfs tree instead
+        # of the fake one: host -> driver name.
+        self.agent_drivers: dict[str, str] = {}
         self.program_delay_file = os.path.join(self.tmp, 'program-delay')
         self.program_script = os.path.join(self.tmp, 'program-fpga')
         with open(self.program_script, 'w') as f:
@@ -172,7 +175,8 @@ class ReliabilityTopology(topo_mod.Topology):
         sections = self._cyborg_sections('agent-%s.log' % host)
         sections['DEFAULT']['host'] = host
         sections['agent'].update({
-            'enabled_drivers': ['fake'], 'sysfs_root': root,
+            'enabled_drivers': [self.agent_drivers.get(host, 'fake')],
+            'sysfs_root': root,
             'fake_devices': json.dumps(self.agent_devices[host]),
             'resource_provider_startup_retries': 5,
             'resource_provider_startup_delay': 0.5,
@@ -202,6 +206,9 @@ class ReliabilityTopology(topo_mod.Topology):
         proc = self.conductors[-1]
         proc.wait_for_line(r'listening on topic', timeout=60)
         return proc
+
+    def sysfs_root(self, host: str) -> str:
+        return os.path.join(self.tmp, host, topo_mod.HOST_DEVICES[host][0])
 
     def restart_agent(self, host: str, devices=None):
         [proc] = [p for p in self.agents if p.name == 'agent-' + host]

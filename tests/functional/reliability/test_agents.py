@@ -6,6 +6,8 @@ the DB and Placement, a removed device in use stays until its ARQ is
 released, and an added device shows up.
 """
 
+import os
+
 import requests
 
 from tests.fixtures import cyborg_api
@@ -99,3 +101,62 @@ def test_agent_restart_and_hardware_change(healthy, results):
         requests=checks, errors=0, lost=0,
         notes='no duplicate devices, deployables or providers; the '
               'in-use device stayed until its ARQ was deleted')
+
+
+def _host_names(topology, host):
+    """Deployable names of ``host`` in the DB and in Placement."""
+    db = {r['name'] for r in topology.rows(
+        "SELECT p.name FROM deployables p JOIN devices d "
+        "ON d.id = p.device_id WHERE d.hostname = :host", host=host)}
+    resp = requests.get(topology.placement_url + '/resource_providers',
+                        headers=PLACEMENT_HEADERS, timeout=10)
+    placement = {p['name'] for p in resp.json()['resource_providers']
+                 if p['name'].startswith(host + '_')}
+    return db, placement
+
+
+def test_hot_unplug_and_plug_between_reports(healthy, results):
+    """A real driver (nvidia_gpu) on the host's sysfs tree: a device
+    unplugged (its ``bus/pci/devices`` link removed) leaves the DB and
+    Placement on the next report, and comes back when plugged again,
+    with no agent restart."""
+    topology = healthy
+    host = 'compute3'
+    before = _host_names(topology, host)
+    link = os.path.join(topology.sysfs_root(host), 'bus', 'pci',
+                        'devices', '0000:3b:00.7')
+    target = os.readlink(link)
+    name = host + '_0000:3b:00.7'
+    topology.agent_drivers[host] = 'nvidia_gpu'
+    try:
+        agent = topology.restart_agent(host)
+        plugged = harness.wait_for(
+            lambda: (lambda n: n[0] == n[1] and name in n[0] and n)(
+                _host_names(topology, host)),
+            4 * harness.REPORT_INTERVAL + 10)
+        assert plugged, _host_names(topology, host)
+        plugged = plugged[0]
+        os.unlink(link)
+        try:
+            unplugged = (plugged - {name},) * 2
+            assert harness.wait_for(
+                lambda: _host_names(topology, host) == unplugged,
+                3 * harness.REPORT_INTERVAL + 5), _host_names(topology, host)
+        finally:
+            os.symlink(target, link)
+        assert harness.wait_for(
+            lambda: _host_names(topology, host) == (plugged, plugged),
+            3 * harness.REPORT_INTERVAL + 5), _host_names(topology, host)
+        assert agent.popen.poll() is None
+    finally:
+        del topology.agent_drivers[host]
+        topology.restart_agent(host)
+    assert harness.wait_for(lambda: _host_names(topology, host) == before,
+                            4 * harness.REPORT_INTERVAL + 10), \
+        _host_names(topology, host)
+    results.update(
+        fault='GPU 0000:3b:00.7 unplugged from the sysfs tree of %s between '
+              'reports, then plugged back (no agent restart)' % host,
+        requests=3, errors=0, lost=0,
+        notes='gone from the DB and Placement, then back, each within '
+              'one report (report_interval=%d s)' % harness.REPORT_INTERVAL)
