@@ -48,24 +48,36 @@ def _attribute_dict(row):
 
 # --- reads ------------------------------------------------------------
 
-def device_list(db, type=None, vendor=None, hostname=None):
-    query = sa.select(models.Device).order_by(models.Device.id)
-    for column, value in ((models.Device.type, type),
-                          (models.Device.vendor, vendor),
-                          (models.Device.hostname, hostname)):
+def _filtered(query, filters):
+    """``query`` with ``column == value`` for each value that is set."""
+    for column, value in filters:
         if value is not None:
             query = query.where(column == value)
+    return query
+
+
+def _one_by_uuid(session, model_cls, uuid, not_found):
+    row = session.scalars(sa.select(model_cls).where(
+        model_cls.uuid == uuid)).first()
+    if row is None:
+        raise not_found
+    return row
+
+
+def device_list(db, type=None, vendor=None, hostname=None):
+    query = _filtered(sa.select(models.Device).order_by(models.Device.id),
+                      ((models.Device.type, type),
+                       (models.Device.vendor, vendor),
+                       (models.Device.hostname, hostname)))
     with db.reader() as session:
         return [_device_dict(r) for r in session.scalars(query)]
 
 
 def device_get(db, uuid):
     with db.reader() as session:
-        row = session.scalars(sa.select(models.Device).where(
-            models.Device.uuid == uuid)).first()
-    if row is None:
-        raise exception.DeviceNotFound(uuid=uuid)
-    return _device_dict(row)
+        return _device_dict(_one_by_uuid(
+            session, models.Device, uuid,
+            exception.DeviceNotFound(uuid=uuid)))
 
 
 def _attrs_by_deployable(session, deployable_ids):
@@ -81,11 +93,10 @@ def _attrs_by_deployable(session, deployable_ids):
 
 
 def deployable_list(db, name=None, device_id=None):
-    query = sa.select(models.Deployable).order_by(models.Deployable.id)
-    if name is not None:
-        query = query.where(models.Deployable.name == name)
-    if device_id is not None:
-        query = query.where(models.Deployable.device_id == device_id)
+    query = _filtered(
+        sa.select(models.Deployable).order_by(models.Deployable.id),
+        ((models.Deployable.name, name),
+         (models.Deployable.device_id, device_id)))
     with db.reader() as session:
         rows = list(session.scalars(query))
         attrs = _attrs_by_deployable(session, [r.id for r in rows])
@@ -94,31 +105,26 @@ def deployable_list(db, name=None, device_id=None):
 
 def deployable_get(db, uuid):
     with db.reader() as session:
-        row = session.scalars(sa.select(models.Deployable).where(
-            models.Deployable.uuid == uuid)).first()
-        if row is None:
-            raise exception.DeployableNotFound(ident=uuid)
+        row = _one_by_uuid(session, models.Deployable, uuid,
+                           exception.DeployableNotFound(ident=uuid))
         attrs = _attrs_by_deployable(session, [row.id])
         return _deployable_dict(row, attrs.get(row.id, []))
 
 
 def attribute_list(db, deployable_id=None, key=None):
-    query = sa.select(models.Attribute).order_by(models.Attribute.id)
-    if deployable_id is not None:
-        query = query.where(models.Attribute.deployable_id == deployable_id)
-    if key is not None:
-        query = query.where(models.Attribute.key == key)
+    query = _filtered(
+        sa.select(models.Attribute).order_by(models.Attribute.id),
+        ((models.Attribute.deployable_id, deployable_id),
+         (models.Attribute.key, key)))
     with db.reader() as session:
         return [_attribute_dict(r) for r in session.scalars(query)]
 
 
 def attribute_get(db, uuid):
     with db.reader() as session:
-        row = session.scalars(sa.select(models.Attribute).where(
-            models.Attribute.uuid == uuid)).first()
-    if row is None:
-        raise exception.AttributeNotFound(uuid=uuid)
-    return _attribute_dict(row)
+        return _attribute_dict(_one_by_uuid(
+            session, models.Attribute, uuid,
+            exception.AttributeNotFound(uuid=uuid)))
 
 
 # --- admin writes -----------------------------------------------------
