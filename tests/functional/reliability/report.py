@@ -95,7 +95,9 @@ def rst(table, records, elapsed):
         'the error',
         'envelope in time; *data lost* counts ARQs missing, stuck or '
         'half-written,',
-        'attach handles leaked and Nova events missing.',
+        'attach handles leaked and Nova events missing. For the agent '
+        'tests,',
+        '*requests* counts the checks of the DB and Placement made.',
         '',
         'Latest run: %s, Python %s, %d CPUs, %.0f s in all.' % (
             datetime.datetime.now(datetime.UTC).strftime('%Y-%m-%d'),
