@@ -14,7 +14,7 @@ from cyborg_lite import rpc
 
 RPC_API_VERSION = '1.0'
 # Reconnection attempts of a send with a timeout (see ConductorAPI):
-# none, so that a lost broker is a 503 within [api] rpc_timeout.
+# none, so that a lost broker is a 503 in bounded time.
 PUBLISH_RETRIES = 0
 
 
@@ -28,8 +28,9 @@ class ConductorAPI:
         # The timeout bounds only the wait for a reply: sending retries a
         # lost broker forever by default. A caller that gives a timeout
         # (the API) must answer in bounded time, so a send that finds the
-        # broker gone fails at once with MessageDeliveryFailure (503 at
-        # the API); the next call connects again.
+        # broker gone fails after its one connection attempt with
+        # MessageDeliveryFailure (503 at the API); the next call connects
+        # again.
         self._retry = PUBLISH_RETRIES if timeout else None
 
     def _call(self, ctx, method, version='1.0', **kwargs):
