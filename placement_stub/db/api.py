@@ -77,6 +77,19 @@ def writer(fn):
     return wrapper
 
 
+def ids_by_name(ctx, model_cls, names) -> dict:
+    """``{name: id}`` of the rows of a named table (resource classes,
+    traits) for those of ``names`` that exist; call inside a
+    transaction."""
+    if not names:
+        return {}
+    table = model_cls.__table__
+    rows = ctx.session.connection().execute(
+        sa.select(table.c.name, table.c.id)
+        .where(table.c.name.in_(sorted(names))))
+    return dict(rows.all())
+
+
 def alembic_cfg(connection) -> alembic_config.Config:
     cfg = alembic_config.Config()
     cfg.set_main_option('script_location', ALEMBIC_DIR)

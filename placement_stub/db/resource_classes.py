@@ -19,13 +19,7 @@ def list_classes(ctx) -> list:
 @api.reader
 def ids_by_name(ctx, names) -> dict:
     """``{name: id}`` for those of ``names`` that exist."""
-    if not names:
-        return {}
-    table = RC.__table__
-    rows = ctx.session.connection().execute(
-        sa.select(table.c.name, table.c.id)
-        .where(table.c.name.in_(sorted(names))))
-    return dict(rows.all())
+    return api.ids_by_name(ctx, RC, names)
 
 
 @api.reader

@@ -30,13 +30,8 @@ def list_traits(ctx, names=None, prefix=None, associated=None) -> list:
 
 @api.reader
 def ids_by_name(ctx, names) -> dict:
-    if not names:
-        return {}
-    table = T.__table__
-    rows = ctx.session.connection().execute(
-        sa.select(table.c.name, table.c.id)
-        .where(table.c.name.in_(sorted(names))))
-    return dict(rows.all())
+    """``{name: id}`` for those of ``names`` that exist."""
+    return api.ids_by_name(ctx, T, names)
 
 
 @api.writer
