@@ -67,8 +67,9 @@ def _check_outage(topology, calls, load, pids, results, fault, outage,
     assert lost == [] and problems == []
 
 
-def test_broker_outage(healthy, results):
-    topology = healthy
+def _outage(topology, results, stop, start, down, fault, **check):
+    """Stop a server under create/list load for ``down`` seconds, start
+    it again, and check the calls and the data."""
     topology.ensure_profile(harness.PLAIN_DP, {
         'resources:FPGA': '1', 'trait:CUSTOM_RACE': 'required'})
     pids = _pids(topology)
@@ -77,38 +78,29 @@ def test_broker_outage(healthy, results):
         with harness.Load(topology, calls) as load:
             time.sleep(2)
             t0 = time.monotonic()
-            topology.servers.kill_rabbit()
-            time.sleep(3 * harness.RPC_TIMEOUT)
-            topology.servers.start_rabbit()
+            stop()
+            try:
+                time.sleep(down)
+            finally:
+                start()
             outage = time.monotonic() - t0
             time.sleep(2)
-        _check_outage(topology, calls, load, pids, results,
-                      'RabbitMQ killed (SIGKILL) under create/list load, '
-                      'then a fresh node started', outage)
+        _check_outage(topology, calls, load, pids, results, fault, outage,
+                      **check)
     finally:
         topology.delete_all_arqs()
+
+
+def test_broker_outage(healthy, results):
+    _outage(healthy, results, healthy.servers.kill_rabbit,
+            healthy.servers.start_rabbit, 3 * harness.RPC_TIMEOUT,
+            'RabbitMQ killed (SIGKILL) under create/list load, then a fresh '
+            'node started')
 
 
 def test_database_outage(healthy, results):
-    topology = healthy
-    topology.ensure_profile(harness.PLAIN_DP, {
-        'resources:FPGA': '1', 'trait:CUSTOM_RACE': 'required'})
-    pids = _pids(topology)
-    calls = harness.Calls()
-    try:
-        with harness.Load(topology, calls) as load:
-            time.sleep(2)
-            t0 = time.monotonic()
-            topology.servers.stop_pg()
-            try:
-                time.sleep(2 * harness.RPC_TIMEOUT)
-            finally:
-                topology.servers.start_pg()
-            outage = time.monotonic() - t0
-            time.sleep(2)
-        _check_outage(topology, calls, load, pids, results,
-                      'PostgreSQL stopped (fast shutdown, sessions cut) under '
-                      'create/list load, then started again', outage,
-                      says='database is temporarily unavailable')
-    finally:
-        topology.delete_all_arqs()
+    _outage(healthy, results, healthy.servers.stop_pg,
+            healthy.servers.start_pg, 2 * harness.RPC_TIMEOUT,
+            'PostgreSQL stopped (fast shutdown, sessions cut) under '
+            'create/list load, then started again',
+            says='database is temporarily unavailable')
