@@ -35,7 +35,11 @@ from cyborg_lite import rpc
 from cyborg_lite.api import auth
 from cyborg_lite.api import errors
 from cyborg_lite.api import hooks
+from cyborg_lite.api import signatures
 from cyborg_lite.conductor import rpcapi
+
+
+signatures.memoize()
 
 
 def build_pecan_app(conf, conductor):

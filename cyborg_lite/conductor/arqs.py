@@ -179,26 +179,33 @@ class ArqService:
             self._purge_vanished()
 
     def delete(self, ctx, uuids=None, instance_uuid=None):
-        held = db_api.arqs_with_handles(
-            self._db, project_id=ctx.scope_project,
-            instance_uuid=instance_uuid,
-            uuids=None if instance_uuid is not None else uuids)
-        if instance_uuid is None:
-            missing = set(uuids) - {a['uuid'] for a in held}
-            if missing:
-                raise exception.ARQNotFound(uuid=', '.join(sorted(missing)))
-        if not ctx.is_service and any(a['instance_uuid'] for a in held):
-            raise exception.Forbidden(
-                reason='Deleting a bound accelerator request requires a '
-                       'service token. Use the Compute API to manage '
-                       'instance accelerators.')
-        found = [a['uuid'] for a in held]
-        if found:
-            self._undo_host_work(held)
-            purge = db_api.arq_delete(self._db, found)
-            LOG.info('Deleted ARQ(s) %s', ', '.join(found))
-            if purge:
-                self._purge_vanished()
+        """Delete ARQs by uuid, or every ARQ of an instance, releasing
+        their handles; one transaction unless an mdev must go first."""
+        def check(held):
+            if instance_uuid is None:
+                missing = set(uuids) - {a['uuid'] for a in held}
+                if missing:
+                    raise exception.ARQNotFound(
+                        uuid=', '.join(sorted(missing)))
+            if not ctx.is_service and any(a['instance_uuid'] for a in held):
+                raise exception.Forbidden(
+                    reason='Deleting a bound accelerator request requires '
+                           'a service token. Use the Compute API to '
+                           'manage instance accelerators.')
+
+        scope = {'project_id': ctx.scope_project,
+                 'instance_uuid': instance_uuid,
+                 'uuids': None if instance_uuid is not None else uuids}
+        done = db_api.arq_delete(self._db, check, **scope)
+        if not done.deleted:
+            self._undo_host_work(done.held)
+            done = db_api.arq_delete(self._db, check, host_work_undone=True,
+                                     **scope)
+        if done.held:
+            LOG.info('Deleted ARQ(s) %s',
+                     ', '.join(a['uuid'] for a in done.held))
+        if done.purge:
+            self._purge_vanished()
 
     def _purge_vanished(self):
         names = reports.purge_vanished(self._db)

@@ -10,13 +10,18 @@ UPDATEs checked by rowcount (see :mod:`cyborg_lite.states`); a lost race
 raises :class:`~cyborg_lite.db.engine.RetryTransaction` or a domain error.
 """
 
+import dataclasses
+import functools
 import json
+import types
 
 from oslo_db import exception as db_exc
+from oslo_utils import timeutils
 from oslo_utils import uuidutils
 import sqlalchemy as sa
 
 from cyborg_lite import exception
+from cyborg_lite import model
 from cyborg_lite import profiles
 from cyborg_lite import states
 from cyborg_lite.db import engine
@@ -110,149 +115,237 @@ def device_profile_delete(db, uuids=(), names=()):
             session.delete(row)
 
 
-# --- ARQs: reading ----------------------------------------------------
+# --- ARQs -------------------------------------------------------------
+#
+# Every ARQ lifecycle Nova drives (create, bind, list until resolved,
+# delete) runs through the functions below and cyborg_lite.db.binding, so
+# they use Core connections and statements built once, with bound
+# parameters: an ORM session and a statement built per call cost more
+# CPU than the SQL they send.
 
-_ARQ_COLUMNS = (models.ExtArq, models.DeviceProfile.name,
-                models.AttachHandle)
+ARQS = models.ExtArq.__table__
+PROFILES = models.DeviceProfile.__table__
+HANDLES = models.AttachHandle.__table__
+DEPLOYABLES = models.Deployable.__table__
+DEVICES = models.Device.__table__
+
+_ARQ_SELECT = (
+    sa.select(ARQS.c.uuid, ARQS.c.state, ARQS.c.device_profile_group_id,
+              ARQS.c.hostname, ARQS.c.device_rp_uuid,
+              ARQS.c.instance_uuid, ARQS.c.project_id, ARQS.c.created_at,
+              ARQS.c.updated_at,
+              PROFILES.c.name.label('device_profile_name'),
+              HANDLES.c.uuid.label('handle_uuid'), HANDLES.c.attach_type,
+              HANDLES.c.attach_info)
+    .select_from(ARQS.join(PROFILES, ARQS.c.device_profile_id ==
+                           PROFILES.c.id)
+                 .outerjoin(HANDLES, ARQS.c.attach_handle_id ==
+                            HANDLES.c.id))
+    .order_by(ARQS.c.id))
+
+# What deleting or unbinding an ARQ must undo: its handle (in any state)
+# and whether that handle's device has vanished from its host.
+_HELD_SELECT = (
+    sa.select(ARQS.c.id, ARQS.c.uuid, ARQS.c.state, ARQS.c.instance_uuid,
+              ARQS.c.hostname, ARQS.c.attach_handle_id,
+              HANDLES.c.uuid.label('handle_uuid'), HANDLES.c.attach_type,
+              HANDLES.c.attach_info, DEVICES.c.vanished)
+    .select_from(ARQS.outerjoin(HANDLES, ARQS.c.attach_handle_id ==
+                                HANDLES.c.id)
+                 .outerjoin(DEPLOYABLES, HANDLES.c.deployable_id ==
+                            DEPLOYABLES.c.id)
+                 .outerjoin(DEVICES, DEPLOYABLES.c.device_id ==
+                            DEVICES.c.id))
+    .order_by(ARQS.c.id))
+
+_FILTERS = {
+    'project_id': ARQS.c.project_id == sa.bindparam('project_id'),
+    'instance_uuid': ARQS.c.instance_uuid == sa.bindparam('instance_uuid'),
+    'uuids': ARQS.c.uuid.in_(sa.bindparam('uuids', expanding=True)),
+}
+
+_PROFILE_BY_NAME = (
+    sa.select(PROFILES.c.id, PROFILES.c.name, PROFILES.c.profile_json)
+    .where(PROFILES.c.name == sa.bindparam('name')))
+
+_DELETE_IF_UNCHANGED = sa.delete(ARQS).where(
+    ARQS.c.id == sa.bindparam('arq_id'),
+    ARQS.c.state == sa.bindparam('seen_state'))
+
+_RELEASE_HANDLES = (
+    sa.update(HANDLES)
+    .where(HANDLES.c.id.in_(sa.bindparam('handle_ids', expanding=True)))
+    .values(in_use=False))
+
+_VANISHED_AMONG = (
+    sa.select(HANDLES.c.id)
+    .join(DEPLOYABLES, HANDLES.c.deployable_id == DEPLOYABLES.c.id)
+    .join(DEVICES, DEPLOYABLES.c.device_id == DEVICES.c.id)
+    .where(HANDLES.c.id.in_(sa.bindparam('handle_ids', expanding=True)),
+           DEVICES.c.vanished.is_(True))
+    .limit(1))
 
 
-def _arq_query():
-    return (sa.select(*_ARQ_COLUMNS)
-            .join(models.DeviceProfile,
-                  models.ExtArq.device_profile_id == models.DeviceProfile.id)
-            .outerjoin(models.AttachHandle,
-                       models.ExtArq.attach_handle_id ==
-                       models.AttachHandle.id)
-            .order_by(models.ExtArq.id))
+@functools.cache
+def _filtered(base, names):
+    """``base`` limited by the filters named (a sorted tuple), built once
+    per combination."""
+    return base.where(*(_FILTERS[name] for name in names))
 
 
-def arq_to_dict(arq, dp_name, handle) -> dict:
-    """The wire form of an ARQ. Attach-handle fields are filled only in
-    state Bound, as upstream does."""
-    bound = arq.state == states.BOUND and handle is not None
-    return {'uuid': arq.uuid, 'state': arq.state,
-            'device_profile_name': dp_name,
-            'device_profile_group_id': arq.device_profile_group_id,
-            'hostname': arq.hostname, 'device_rp_uuid': arq.device_rp_uuid,
-            'instance_uuid': arq.instance_uuid,
-            'project_id': arq.project_id,
-            'attach_handle_type': handle.attach_type if bound else '',
-            'attach_handle_info': (json.loads(handle.attach_info)
+def _scope(base, project_id=None, instance_uuid=None, uuids=None):
+    """The statement and parameters selecting the ARQs in scope;
+    ``project_id`` None means every project."""
+    params = {name: value for name, value in (
+        ('project_id', project_id), ('instance_uuid', instance_uuid),
+        ('uuids', None if uuids is None else list(uuids)))
+        if value is not None}
+    return _filtered(base, tuple(sorted(params))), params
+
+
+def arq_to_dict(row) -> dict:
+    """The wire form of an ARQ from a row of ``_ARQ_SELECT``'s columns.
+    Attach-handle fields are filled only in state Bound, as upstream
+    does."""
+    bound = row.state == states.BOUND and row.handle_uuid is not None
+    return {'uuid': row.uuid, 'state': row.state,
+            'device_profile_name': row.device_profile_name,
+            'device_profile_group_id': row.device_profile_group_id,
+            'hostname': row.hostname, 'device_rp_uuid': row.device_rp_uuid,
+            'instance_uuid': row.instance_uuid,
+            'project_id': row.project_id,
+            'attach_handle_type': row.attach_type if bound else '',
+            'attach_handle_info': (json.loads(row.attach_info)
                                    if bound else {}),
-            'attach_handle_uuid': handle.uuid if bound else None,
-            'created_at': isotime(arq.created_at),
-            'updated_at': isotime(arq.updated_at)}
-
-
-def _scoped(query, project_id):
-    """Limit a query to one project's ARQs; None means every project."""
-    if project_id is None:
-        return query
-    return query.where(models.ExtArq.project_id == project_id)
+            'attach_handle_uuid': row.handle_uuid if bound else None,
+            'created_at': isotime(row.created_at),
+            'updated_at': isotime(row.updated_at)}
 
 
 def arq_list(db, project_id=None, instance_uuid=None, uuids=None):
-    query = _scoped(_arq_query(), project_id)
-    if instance_uuid is not None:
-        query = query.where(models.ExtArq.instance_uuid == instance_uuid)
-    if uuids is not None:
-        query = query.where(models.ExtArq.uuid.in_(list(uuids)))
-    with db.reader() as session:
-        return [arq_to_dict(*row) for row in session.execute(query)]
+    query, params = _scope(_ARQ_SELECT, project_id, instance_uuid, uuids)
+    with db.read_connection() as conn:
+        return [arq_to_dict(row) for row in conn.execute(query, params)]
 
 
 def arq_get(db, uuid, project_id=None):
-    query = _scoped(_arq_query(), project_id).where(
-        models.ExtArq.uuid == uuid)
-    with db.reader() as session:
-        row = session.execute(query).first()
+    query, params = _scope(_ARQ_SELECT, project_id, uuids=[uuid])
+    with db.read_connection() as conn:
+        row = conn.execute(query, params).first()
     if row is None:
         raise exception.ARQNotFound(uuid=uuid)
-    return arq_to_dict(*row)
+    return arq_to_dict(row)
 
 
 def arqs_stuck(db, older_than):
     """ARQs in BindStarted whose last change is older than a datetime."""
-    query = _arq_query().where(models.ExtArq.state == states.BIND_STARTED,
-                               models.ExtArq.updated_at < older_than)
-    with db.reader() as session:
-        return [arq_to_dict(*row) for row in session.execute(query)]
+    query = _ARQ_SELECT.where(ARQS.c.state == states.BIND_STARTED,
+                              ARQS.c.updated_at < older_than)
+    with db.read_connection() as conn:
+        return [arq_to_dict(row) for row in conn.execute(query)]
 
-
-# --- ARQs: creating and deleting --------------------------------------
 
 @engine.retry_on_conflict()
 def arq_create(db, device_profile_name, group_counts, project_id):
     """Create ``group_counts[i]`` ARQs for group ``i`` of a profile; with
     ``group_counts`` None, as many as each group asks for."""
-    with db.writer() as session:
-        dp = session.scalars(sa.select(models.DeviceProfile).where(
-            models.DeviceProfile.name == device_profile_name)).first()
+    with db.write_connection() as conn:
+        dp = conn.execute(_PROFILE_BY_NAME,
+                          {'name': device_profile_name}).first()
         if dp is None:
             raise exception.DeviceProfileNotFound(ident=device_profile_name)
         if group_counts is None:
             group_counts = profiles.arq_counts(
                 json.loads(dp.profile_json)['groups'])
-        rows = [models.ExtArq(uuid=uuidutils.generate_uuid(),
-                              state=states.INITIAL, device_profile_id=dp.id,
-                              device_profile_group_id=group_id,
-                              project_id=project_id)
+        now = timeutils.utcnow()
+        rows = [{'uuid': uuidutils.generate_uuid(), 'state': states.INITIAL,
+                 'substate': states.INITIAL, 'device_profile_id': dp.id,
+                 'device_profile_group_id': group_id, 'hostname': None,
+                 'device_rp_uuid': None, 'instance_uuid': None,
+                 'project_id': project_id, 'created_at': now,
+                 'updated_at': None}
                 for group_id, count in enumerate(group_counts)
                 for _ in range(count)]
-        session.add_all(rows)
-        session.flush()
-        return [arq_to_dict(row, dp.name, None) for row in rows]
+        if rows:
+            conn.execute(ARQS.insert(), rows)
+    return [arq_to_dict(types.SimpleNamespace(
+        **row, device_profile_name=dp.name, handle_uuid=None,
+        attach_type=None, attach_info=None)) for row in rows]
 
 
-@engine.retry_on_conflict()
-def arq_delete(db, arq_uuids):
-    """Delete ARQs and release their attach handles, in one transaction.
-    Returns whether a released handle belongs to a vanished device,
-    which can now be purged."""
-    with db.writer() as session:
-        handle_ids = list(session.scalars(
-            sa.select(models.ExtArq.attach_handle_id).where(
-                models.ExtArq.uuid.in_(list(arq_uuids)),
-                models.ExtArq.attach_handle_id.is_not(None))))
-        session.execute(sa.delete(models.ExtArq).where(
-            models.ExtArq.uuid.in_(list(arq_uuids))))
-        return release_handles(session, handle_ids)
-
-
-def release_handles(session, handle_ids) -> bool:
-    """Free attach handles; True if one belongs to a vanished device."""
-    if not handle_ids:
-        return False
-    session.execute(sa.update(models.AttachHandle)
-                    .where(models.AttachHandle.id.in_(handle_ids))
-                    .values(in_use=False))
-    vanished = (sa.select(models.AttachHandle.id)
-                .join(models.Deployable, models.AttachHandle.deployable_id ==
-                      models.Deployable.id)
-                .join(models.Device,
-                      models.Deployable.device_id == models.Device.id)
-                .where(models.AttachHandle.id.in_(handle_ids),
-                       models.Device.vanished.is_(True)).limit(1))
-    return session.scalar(vanished) is not None
+def held_dict(row) -> dict:
+    """An ARQ's uuid, instance, host and the handle it holds (None if
+    none), from a row of ``_HELD_SELECT``."""
+    handle = None
+    if row.attach_handle_id is not None:
+        handle = {'id': row.attach_handle_id, 'uuid': row.handle_uuid,
+                  'attach_type': row.attach_type,
+                  'attach_info': json.loads(row.attach_info)}
+    return {'uuid': row.uuid, 'instance_uuid': row.instance_uuid,
+            'hostname': row.hostname, 'handle': handle}
 
 
 def arqs_with_handles(db, project_id=None, instance_uuid=None, uuids=None):
     """``[{uuid, instance_uuid, hostname, handle}]``, ``handle`` being the
     attach handle an ARQ holds in any state (None if none): what an
     unbind or delete must undo on the host."""
-    query = _scoped(
-        sa.select(models.ExtArq.uuid, models.ExtArq.instance_uuid,
-                  models.ExtArq.hostname, models.AttachHandle)
-        .outerjoin(models.AttachHandle, models.ExtArq.attach_handle_id ==
-                   models.AttachHandle.id), project_id)
-    if instance_uuid is not None:
-        query = query.where(models.ExtArq.instance_uuid == instance_uuid)
-    if uuids is not None:
-        query = query.where(models.ExtArq.uuid.in_(list(uuids)))
-    with db.reader() as session:
-        return [{'uuid': uuid, 'instance_uuid': instance, 'hostname': host,
-                 'handle': handle_dict(handle) if handle else None}
-                for uuid, instance, host, handle in session.execute(query)]
+    query, params = _scope(_HELD_SELECT, project_id, instance_uuid, uuids)
+    with db.read_connection() as conn:
+        return [held_dict(row) for row in conn.execute(query, params)]
+
+
+@dataclasses.dataclass
+class Deletion:
+    """What :func:`arq_delete` found and did."""
+
+    held: list       # held_dict() of every ARQ in scope
+    deleted: bool    # False: host work must be undone first
+    purge: bool      # a released handle's device has vanished
+
+
+@engine.retry_on_conflict()
+def arq_delete(db, check, project_id=None, instance_uuid=None, uuids=None,
+               host_work_undone=False):
+    """Delete the ARQs in scope and release their handles, in one
+    transaction.
+
+    ``check(held)`` sees every ARQ in scope first and may raise to delete
+    nothing. ARQs holding a handle with work on the host (an mdev) are
+    not deleted unless ``host_work_undone``: the caller undoes that work
+    and calls again. Each ARQ is deleted only if its state is still the
+    one read, so a bind that raced in between is never left holding a
+    handle nobody will release: the transaction starts again instead.
+    """
+    query, params = _scope(_HELD_SELECT, project_id, instance_uuid, uuids)
+    with db.write_connection() as conn:
+        rows = conn.execute(query, params).all()
+        held = [held_dict(row) for row in rows]
+        check(held)
+        if not host_work_undone and any(
+                row.attach_type == model.AttachType.MDEV.value
+                for row in rows):
+            return Deletion(held, deleted=False, purge=False)
+        for row in rows:
+            gone = conn.execute(_DELETE_IF_UNCHANGED, {
+                'arq_id': row.id, 'seen_state': row.state}).rowcount
+            if gone != 1:
+                raise engine.RetryTransaction()
+        handle_ids = [row.attach_handle_id for row in rows
+                      if row.attach_handle_id is not None]
+        if handle_ids:
+            conn.execute(_RELEASE_HANDLES, {'handle_ids': handle_ids})
+        return Deletion(held, deleted=True,
+                        purge=any(row.vanished for row in rows))
+
+
+def release_handles(conn, handle_ids) -> bool:
+    """Free attach handles through a connection or session; True if one
+    belongs to a vanished device."""
+    if not handle_ids:
+        return False
+    conn.execute(_RELEASE_HANDLES, {'handle_ids': list(handle_ids)})
+    return conn.scalar(_VANISHED_AMONG,
+                       {'handle_ids': list(handle_ids)}) is not None
 
 
 def handle_dict(handle) -> dict:

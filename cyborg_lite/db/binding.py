@@ -24,7 +24,6 @@ from cyborg_lite import profiles
 from cyborg_lite import states
 from cyborg_lite.db import api as db_api
 from cyborg_lite.db import engine
-from cyborg_lite.db import models
 
 _CANDIDATES = 8
 
@@ -41,42 +40,84 @@ class BindResult:
     arq: dict
 
 
-def _cas_state(session, uuid, target, values=None):
+ARQS = db_api.ARQS
+HANDLES = db_api.HANDLES
+DEPLOYABLES = db_api.DEPLOYABLES
+
+
+def _cas_state(conn, uuid, target, values=None):
     """Move one ARQ to ``target`` if its state allows it; rowcount."""
-    stmt = (sa.update(models.ExtArq)
-            .where(models.ExtArq.uuid == uuid,
-                   models.ExtArq.state.in_(states.allowed_sources(target)))
+    stmt = (sa.update(ARQS)
+            .where(ARQS.c.uuid == uuid,
+                   ARQS.c.state.in_(states.allowed_sources(target)))
             .values(state=target, updated_at=timeutils.utcnow(),
                     **(values or {})))
-    return session.execute(stmt).rowcount
+    return conn.execute(stmt).rowcount
 
 
-def _current_state(session, uuid, project_id):
-    query = sa.select(models.ExtArq.state).where(models.ExtArq.uuid == uuid)
+def _current_state(conn, uuid, project_id):
+    query = sa.select(ARQS.c.state).where(ARQS.c.uuid == uuid)
     if project_id is not None:
-        query = query.where(models.ExtArq.project_id == project_id)
-    state = session.scalar(query)
+        query = query.where(ARQS.c.project_id == project_id)
+    state = conn.scalar(query)
     if state is None:
         raise exception.ARQNotFound(uuid=uuid)
     return state
 
 
-def _take_free_handle(session, deployable_id):
-    """Mark one free handle of a deployable in use; its row, or None if
-    the deployable has no free handle at all."""
-    handle = models.AttachHandle
-    candidates = session.execute(
-        sa.select(handle.id, handle.uuid, handle.attach_type,
-                  handle.attach_info)
-        .where(handle.deployable_id == deployable_id,
-               handle.in_use.is_(False))
-        .order_by(handle.id).limit(_CANDIDATES)).all()
+# The ARQ, its profile, and whether ARQs other than the batch being bound
+# are bound to the instance: one statement.
+_ARQ_FOR_BIND = (
+    sa.select(ARQS.c.state, ARQS.c.device_profile_group_id,
+              ARQS.c.created_at, db_api.PROFILES.c.profile_json,
+              db_api.PROFILES.c.name,
+              sa.select(sa.literal(1)).where(
+                  ARQS.c.instance_uuid == sa.bindparam('instance_uuid'),
+                  ARQS.c.uuid.not_in(sa.bindparam('batch', expanding=True)))
+              .exists().label('other'))
+    .join(db_api.PROFILES,
+          ARQS.c.device_profile_id == db_api.PROFILES.c.id)
+    .where(ARQS.c.uuid == sa.bindparam('uuid')))
+
+_ARQ_FOR_BIND_IN_PROJECT = _ARQ_FOR_BIND.where(
+    ARQS.c.project_id == sa.bindparam('project_id'))
+
+# The deployable and up to _CANDIDATES of its free handles: one row with
+# NULL handle columns when it has none free, no row when it is unknown.
+_DEPLOYABLE_AND_FREE_HANDLES = (
+    sa.select(DEPLOYABLES.c.id, DEPLOYABLES.c.name,
+              DEPLOYABLES.c.driver_name, DEPLOYABLES.c.bitstream_id,
+              HANDLES.c.id.label('handle_id'),
+              HANDLES.c.uuid.label('handle_uuid'), HANDLES.c.attach_type,
+              HANDLES.c.attach_info)
+    .select_from(DEPLOYABLES.outerjoin(HANDLES, sa.and_(
+        HANDLES.c.deployable_id == DEPLOYABLES.c.id,
+        HANDLES.c.in_use.is_(False))))
+    .where(DEPLOYABLES.c.rp_uuid == sa.bindparam('rp_uuid'))
+    .order_by(HANDLES.c.id).limit(_CANDIDATES))
+
+_TAKE_HANDLE = (sa.update(HANDLES)
+                .where(HANDLES.c.id == sa.bindparam('handle_id'),
+                       HANDLES.c.in_use.is_(False))
+                .values(in_use=True))
+
+_BIND_FIELDS = ('hostname', 'device_rp_uuid', 'instance_uuid', 'project_id',
+                'attach_handle_id', 'deployable_id', 'state', 'updated_at')
+
+_START_BIND = (
+    sa.update(ARQS)
+    .where(ARQS.c.uuid == sa.bindparam('arq_uuid'),
+           ARQS.c.state.in_(states.allowed_sources(states.BIND_STARTED)))
+    .values({name: sa.bindparam('new_' + name) for name in _BIND_FIELDS}))
+
+
+def _take_free_handle(conn, rows):
+    """Mark one of the free handles in ``rows`` in use; its row, or None
+    if the deployable has no free handle at all."""
+    candidates = [row for row in rows if row.handle_id is not None]
     for candidate in candidates:
-        taken = session.execute(
-            sa.update(handle)
-            .where(handle.id == candidate.id, handle.in_use.is_(False))
-            .values(in_use=True)).rowcount
-        if taken == 1:
+        if conn.execute(_TAKE_HANDLE,
+                        {'handle_id': candidate.handle_id}).rowcount == 1:
             return candidate
     if candidates:
         # Every candidate went to a concurrent binder: look again.
@@ -84,22 +125,16 @@ def _take_free_handle(session, deployable_id):
     return None
 
 
-def _arq_for_bind(session, uuid, project_id, instance_uuid, batch):
-    """The ARQ's row, its profile, and whether other ARQs than ``batch``
-    are bound to ``instance_uuid``: one statement."""
-    ext = models.ExtArq
-    other = sa.select(sa.literal(1)).where(
-        ext.instance_uuid == instance_uuid,
-        ext.uuid.not_in(list(batch))).exists()
-    query = (sa.select(ext.state, ext.device_profile_group_id,
-                       ext.created_at, models.DeviceProfile.profile_json,
-                       models.DeviceProfile.name, other.label('other'))
-             .join(models.DeviceProfile,
-                   ext.device_profile_id == models.DeviceProfile.id)
-             .where(ext.uuid == uuid))
+def _arq_for_bind(conn, uuid, project_id, instance_uuid, batch):
+    """The ARQ's row and its profile group; raises if another ARQ than
+    ``batch`` is bound to ``instance_uuid``."""
+    params = {'uuid': uuid, 'instance_uuid': instance_uuid,
+              'batch': list(batch)}
+    query = _ARQ_FOR_BIND
     if project_id is not None:
-        query = query.where(ext.project_id == project_id)
-    row = session.execute(query).first()
+        query = _ARQ_FOR_BIND_IN_PROJECT
+        params['project_id'] = project_id
+    row = conn.execute(query, params).first()
     if row is None:
         raise exception.ARQNotFound(uuid=uuid)
     if row.other:
@@ -125,19 +160,16 @@ def bind(db, uuid, fields, scope_project, batch=()):
     BindStarted with its handle held, until :func:`finish_bind` or
     :func:`fail_bind`. Returns a :class:`BindResult`.
     """
-    with db.writer() as session:
-        row, group = _arq_for_bind(session, uuid, scope_project,
+    with db.write_connection() as conn:
+        row, group = _arq_for_bind(conn, uuid, scope_project,
                                    fields['instance_uuid'],
                                    set(batch) | {uuid})
-        dep = session.execute(
-            sa.select(models.Deployable.id, models.Deployable.name,
-                      models.Deployable.driver_name,
-                      models.Deployable.bitstream_id)
-            .where(models.Deployable.rp_uuid ==
-                   fields['device_rp_uuid'])).first()
-        if dep is None:
+        rows = conn.execute(_DEPLOYABLE_AND_FREE_HANDLES,
+                            {'rp_uuid': fields['device_rp_uuid']}).all()
+        if not rows:
             raise exception.DeployableNotFound(ident=fields['device_rp_uuid'])
-        handle = _take_free_handle(session, dep.id)
+        dep = rows[0]
+        handle = _take_free_handle(conn, rows)
         if handle is None:
             raise exception.NoFreeAttachHandle(deployable=dep.name)
         bitstream = profiles.bitstream_id(group)
@@ -145,36 +177,40 @@ def bind(db, uuid, fields, scope_project, batch=()):
                   (bitstream is None or dep.bitstream_id == bitstream))
         target = states.BOUND if finish else states.BIND_STARTED
         now = timeutils.utcnow()
-        values = dict(fields, attach_handle_id=handle.id,
-                      deployable_id=dep.id)
-        moved = session.execute(
-            sa.update(models.ExtArq)
-            .where(models.ExtArq.uuid == uuid,
-                   models.ExtArq.state.in_(states.allowed_sources(
-                       states.BIND_STARTED)))
-            .values(state=target, updated_at=now, **values)).rowcount
+        values = dict(fields, attach_handle_id=handle.handle_id,
+                      deployable_id=dep.id, state=target, updated_at=now)
+        moved = conn.execute(_START_BIND, dict(
+            {'new_' + name: values[name] for name in _BIND_FIELDS},
+            arq_uuid=uuid)).rowcount
         if not moved:
             raise exception.ARQBadState(
                 uuid=uuid, state=row.state, action='bind',
                 expected=sorted(states.allowed_sources(
                     states.BIND_STARTED)))
-        arq = types.SimpleNamespace(
-            uuid=uuid, state=target,
-            device_profile_group_id=row.device_profile_group_id,
-            created_at=row.created_at, updated_at=now, **fields)
-        return BindResult(
-            previous_state=row.state, finished=finish,
-            bitstream_id=bitstream, deployable=dict(dep._mapping),
-            handle=db_api.handle_dict(handle),
-            arq=db_api.arq_to_dict(arq, row.name, handle))
+    handle_info = {'id': handle.handle_id, 'uuid': handle.handle_uuid,
+                   'attach_type': handle.attach_type,
+                   'attach_info': json.loads(handle.attach_info)}
+    arq = types.SimpleNamespace(
+        uuid=uuid, state=target,
+        device_profile_group_id=row.device_profile_group_id,
+        created_at=row.created_at, updated_at=now,
+        device_profile_name=row.name, handle_uuid=handle.handle_uuid,
+        attach_type=handle.attach_type, attach_info=handle.attach_info,
+        **fields)
+    return BindResult(
+        previous_state=row.state, finished=finish, bitstream_id=bitstream,
+        deployable={'id': dep.id, 'name': dep.name,
+                    'driver_name': dep.driver_name,
+                    'bitstream_id': dep.bitstream_id},
+        handle=handle_info, arq=db_api.arq_to_dict(arq))
 
 
 @engine.retry_on_conflict()
 def finish_bind(db, uuid) -> bool:
     """BindStarted -> Bound; False if the ARQ moved on meanwhile (for
     example the sweep failed it, or it was deleted)."""
-    with db.writer() as session:
-        return bool(_cas_state(session, uuid, states.BOUND))
+    with db.write_connection() as conn:
+        return bool(_cas_state(conn, uuid, states.BOUND))
 
 
 @engine.retry_on_conflict()
@@ -185,22 +221,21 @@ def fail_bind(db, uuid, bind_fields=None) -> bool:
     are recorded when the bind failed before they were written, so that
     Nova can still find the failed ARQ by instance.
     """
-    with db.writer() as session:
-        handle_id = session.scalar(sa.select(models.ExtArq.attach_handle_id)
-                                   .where(models.ExtArq.uuid == uuid))
+    with db.write_connection() as conn:
+        handle_id = conn.scalar(sa.select(ARQS.c.attach_handle_id)
+                                .where(ARQS.c.uuid == uuid))
         values = dict(bind_fields or {}, attach_handle_id=None)
         sources = states.allowed_sources(states.BIND_FAILED) | {
             states.INITIAL, states.UNBOUND}
-        done = session.execute(
-            sa.update(models.ExtArq)
-            .where(models.ExtArq.uuid == uuid,
-                   models.ExtArq.state.in_(sources))
+        done = conn.execute(
+            sa.update(ARQS)
+            .where(ARQS.c.uuid == uuid, ARQS.c.state.in_(sources))
             .values(state=states.BIND_FAILED,
                     updated_at=timeutils.utcnow(), **values)).rowcount
         if done and handle_id is not None:
-            session.execute(sa.update(models.AttachHandle)
-                            .where(models.AttachHandle.id == handle_id)
-                            .values(in_use=False))
+            conn.execute(sa.update(HANDLES)
+                         .where(HANDLES.c.id == handle_id)
+                         .values(in_use=False))
         return bool(done)
 
 
@@ -211,16 +246,16 @@ def unbind(db, uuid, scope_project) -> bool:
     Unbinding an Unbound ARQ changes nothing. Returns whether the handle
     belonged to a vanished device, which can now be purged.
     """
-    with db.writer() as session:
-        state = _current_state(session, uuid, scope_project)
+    with db.write_connection() as conn:
+        state = _current_state(conn, uuid, scope_project)
         if state == states.UNBOUND:
             return False
-        handle_id = session.scalar(sa.select(models.ExtArq.attach_handle_id)
-                                   .where(models.ExtArq.uuid == uuid))
+        handle_id = conn.scalar(sa.select(ARQS.c.attach_handle_id)
+                                .where(ARQS.c.uuid == uuid))
         cleared = {'hostname': None, 'device_rp_uuid': None,
                    'instance_uuid': None, 'attach_handle_id': None,
                    'deployable_id': None}
-        if not _cas_state(session, uuid, states.UNBOUND, cleared):
+        if not _cas_state(conn, uuid, states.UNBOUND, cleared):
             raise engine.RetryTransaction()
         return db_api.release_handles(
-            session, [handle_id] if handle_id is not None else [])
+            conn, [handle_id] if handle_id is not None else [])

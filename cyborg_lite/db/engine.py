@@ -81,6 +81,7 @@ class Database:
             _setup_sqlite(self.engine)
             writer_engine = self.engine.execution_options(
                 cyborg_immediate=True)
+        self._writer_engine = writer_engine
         self._reader = orm.sessionmaker(bind=self.engine,
                                         expire_on_commit=False)
         self._writer = orm.sessionmaker(bind=writer_engine,
@@ -100,6 +101,19 @@ class Database:
         """A session whose transaction commits on success."""
         with self._writer() as session, session.begin():
             yield session
+
+    @contextlib.contextmanager
+    def read_connection(self):
+        """A Core connection in one read-only transaction: cheaper than
+        a session, for the paths every ARQ lifecycle takes."""
+        with self.engine.connect() as conn:
+            yield conn
+
+    @contextlib.contextmanager
+    def write_connection(self):
+        """A Core connection whose transaction commits on success."""
+        with self._writer_engine.begin() as conn:
+            yield conn
 
     def dispose(self) -> None:
         self.engine.dispose()

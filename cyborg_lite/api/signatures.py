@@ -1,0 +1,51 @@
+"""Signature inspection remembered once per process.
+
+Pecan inspects the signature of every controller it routes through, and
+oslo.policy inspects the ``__call__`` of every check in a rule, on every
+request; Pecan's inspection also defines a new namedtuple class each
+time. Together that was over a third of the API's own CPU per request.
+A function's signature never changes, so :func:`memoize` makes both
+libraries inspect each function once. It is idempotent and called when
+:mod:`cyborg_lite.api.app` is imported.
+"""
+
+import inspect
+import threading
+import types
+
+import pecan.util
+from oslo_policy import _checks as policy_checks
+
+_lock = threading.Lock()
+_done = False
+
+
+def _memoized(inspect_function):
+    """``inspect_function`` with its answer kept per function (a bound
+    method is keyed by its function: ``self`` does not change a
+    signature)."""
+    answers = {}
+
+    def remembered(func):
+        key = getattr(func, '__func__', func)
+        try:
+            return answers[key]
+        except KeyError:
+            answers[key] = answer = inspect_function(func)
+            return answer
+
+    return remembered
+
+
+def memoize():
+    """Make Pecan and oslo.policy inspect each signature once."""
+    global _done
+    with _lock:
+        if _done:
+            return
+        pecan.util._getargspec = _memoized(pecan.util._getargspec)
+        # oslo.policy reaches inspect through its module global: give it
+        # a namespace whose getfullargspec remembers.
+        policy_checks.inspect = types.SimpleNamespace(
+            getfullargspec=_memoized(inspect.getfullargspec))
+        _done = True
