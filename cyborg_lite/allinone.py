@@ -2,7 +2,7 @@
 
 :class:`AllInOne` runs the API (threaded WSGI server), one conductor and
 one agent per simulated host, talking over oslo.messaging's in-process
-transport (:mod:`cyborg_lite.memory_transport`) and storing data in a
+transport (:mod:`cyborg_lite.local_transport`) and storing data in a
 SQLite file. It also runs ``placement_stub`` on a loopback port (unless
 ``[placement]`` is configured by ``overrides`` or ``placement=False``),
 registers each simulated host's compute-node provider there, and lets the
@@ -30,7 +30,7 @@ import uuid
 
 from cyborg_lite import allinone_hosts
 from cyborg_lite import conf as cl_conf
-from cyborg_lite import memory_transport
+from cyborg_lite import local_transport
 from cyborg_lite import rpc
 from cyborg_lite.agent import service as agent_service
 from cyborg_lite.api import app as api_app
@@ -42,7 +42,7 @@ from cyborg_lite.wsgi_server import WSGIServer
 
 LOG = logging.getLogger(__name__)
 
-MEMORY_TRANSPORT = memory_transport.TRANSPORT_URL
+IN_PROCESS_TRANSPORT = local_transport.TRANSPORT_URL
 
 
 def default_overrides(state_dir, unique_topics=False):
@@ -50,7 +50,7 @@ def default_overrides(state_dir, unique_topics=False):
     messaging, noauth."""
     overrides = {
         (None, 'state_path'): state_dir,
-        (None, 'transport_url'): MEMORY_TRANSPORT,
+        (None, 'transport_url'): IN_PROCESS_TRANSPORT,
         ('database', 'connection'): 'sqlite:///' + os.path.join(
             state_dir, 'cyborg_lite.sqlite'),
         ('api', 'auth_strategy'): 'noauth',

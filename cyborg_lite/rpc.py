@@ -1,9 +1,8 @@
 """oslo.messaging plumbing shared by the RPC clients and servers.
 
 Transports are built from the ConfigOpts passed in. In one process the
-all-in-one and the tests use ``kombu+cyborg-memory:////`` (the real
-rabbit driver on an in-memory broker, see
-:mod:`cyborg_lite.memory_transport`); separate processes use
+all-in-one and the tests use ``cyborg-local://`` (see
+:mod:`cyborg_lite.local_transport`); separate processes use
 ``rabbit://``.
 """
 
@@ -11,7 +10,6 @@ import oslo_messaging
 from oslo_messaging._drivers import amqpdriver
 
 from cyborg_lite import context
-from cyborg_lite import memory_transport
 
 ALLOWED_EXMODS = ['cyborg_lite.exception']
 
@@ -35,8 +33,6 @@ def _raise_ack_poll_floor(conf):
 
 
 def get_transport(conf):
-    if memory_transport.SCHEME in (conf.transport_url or ''):
-        memory_transport.register()
     _raise_ack_poll_floor(conf)
     return oslo_messaging.get_rpc_transport(
         conf, allowed_remote_exmods=ALLOWED_EXMODS)

@@ -84,6 +84,12 @@ class Database:
             writer_engine = self.engine.execution_options(
                 cyborg_immediate=True)
         self._writer_engine = writer_engine
+        # SQLite allows one writer at a time. Writers of this process
+        # queue on a lock, which hands over at once, rather than on
+        # SQLite's busy handler, which sleeps up to 100 ms between tries;
+        # busy_timeout still settles writers of other processes.
+        self._write_turn = (threading.RLock() if self.is_sqlite
+                            else contextlib.nullcontext())
         self._reader = orm.sessionmaker(bind=self.engine,
                                         expire_on_commit=False)
         self._writer = orm.sessionmaker(bind=writer_engine,
@@ -101,7 +107,7 @@ class Database:
     @contextlib.contextmanager
     def writer(self):
         """A session whose transaction commits on success."""
-        with self._writer() as session, session.begin():
+        with self._write_turn, self._writer() as session, session.begin():
             yield session
 
     @contextlib.contextmanager
@@ -114,7 +120,7 @@ class Database:
     @contextlib.contextmanager
     def write_connection(self):
         """A Core connection whose transaction commits on success."""
-        with self._writer_engine.begin() as conn:
+        with self._write_turn, self._writer_engine.begin() as conn:
             yield conn
 
     def dispose(self) -> None:

@@ -86,7 +86,7 @@ def test_without_discover_only_the_agent_serves_until_sigterm(tmp_path):
     the agent keeps retrying instead of dying."""
     config = tmp_path / 'agent.conf'
     config.write_text(
-        '[DEFAULT]\ntransport_url = kombu+cyborg-memory:////\n'
+        '[DEFAULT]\ntransport_url = cyborg-local://\n'
         'rpc_response_timeout = 1\nlog_file = %s\n'
         '[agent]\nenabled_drivers = fake\nresource_provider_name = c1\n'
         % (tmp_path / 'agent.log'))

@@ -1,0 +1,88 @@
+"""The in-process transport behaves like RabbitMQ to its callers:
+replies are copies, unexpected failures arrive as RemoteError, expected
+ones as the exception class the server raised, and a call nobody answers
+times out."""
+
+import threading
+
+import oslo_messaging
+import pytest
+
+from cyborg_lite import conf as cl_conf
+from cyborg_lite import exception
+from cyborg_lite import local_transport
+from cyborg_lite import rpc
+
+
+class Bug(Exception):
+    """Not in the allowed remote-exception modules."""
+
+
+class Endpoint:
+    def __init__(self):
+        self.stored = {'items': [1, 2]}
+        self.casts = threading.Event()
+
+    def echo(self, ctxt, value):
+        return value
+
+    def stored_dict(self, ctxt):
+        return self.stored
+
+    @oslo_messaging.expected_exceptions(exception.ARQNotFound)
+    def missing(self, ctxt):
+        raise exception.ARQNotFound(uuid='nope')
+
+    def broken(self, ctxt):
+        raise Bug('bug')
+
+    def note(self, ctxt):
+        self.casts.set()
+
+
+@pytest.fixture
+def server():
+    conf = cl_conf.build_conf(overrides={
+        (None, 'transport_url'): local_transport.TRANSPORT_URL})
+    transport = rpc.get_transport(conf)
+    endpoint = Endpoint()
+    srv = rpc.get_server(transport, 'local-test', 'host1', [endpoint])
+    srv.start()
+    client = rpc.get_client(transport, 'local-test', '1.0', timeout=5)
+    yield client, endpoint, transport
+    srv.stop()
+    srv.wait()
+
+
+def test_call_returns_a_json_copy(server):
+    client, endpoint, _ = server
+    assert client.call({}, 'echo', value=('a', 1)) == ['a', 1]
+    reply = client.call({}, 'stored_dict')
+    reply['items'].append(3)
+    assert endpoint.stored == {'items': [1, 2]}
+
+
+def test_expected_failure_keeps_its_class(server):
+    client, _, _ = server
+    with pytest.raises(exception.ARQNotFound):
+        client.call({}, 'missing')
+
+
+def test_unexpected_failure_is_a_remote_error(server):
+    client, _, _ = server
+    with pytest.raises(oslo_messaging.RemoteError) as caught:
+        client.call({}, 'broken')
+    assert caught.value.exc_type == 'Bug'
+
+
+def test_cast_is_delivered(server):
+    client, endpoint, _ = server
+    client.cast({}, 'note')
+    assert endpoint.casts.wait(5)
+
+
+def test_call_without_a_server_times_out(server):
+    _, _, transport = server
+    lonely = rpc.get_client(transport, 'nobody-listens', '1.0', timeout=0.2)
+    with pytest.raises(oslo_messaging.MessagingTimeout):
+        lonely.call({}, 'echo', value=1)
