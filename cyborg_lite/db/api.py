@@ -278,9 +278,7 @@ def held_dict(row) -> dict:
     none), from a row of ``_HELD_SELECT``."""
     handle = None
     if row.attach_handle_id is not None:
-        handle = {'id': row.attach_handle_id, 'uuid': row.handle_uuid,
-                  'attach_type': row.attach_type,
-                  'attach_info': json.loads(row.attach_info)}
+        handle = handle_dict(row.attach_handle_id, row)
     return {'uuid': row.uuid, 'instance_uuid': row.instance_uuid,
             'hostname': row.hostname, 'handle': handle}
 
@@ -348,7 +346,9 @@ def release_handles(conn, handle_ids) -> bool:
                        {'handle_ids': list(handle_ids)}) is not None
 
 
-def handle_dict(handle) -> dict:
-    return {'id': handle.id, 'uuid': handle.uuid,
-            'attach_type': handle.attach_type,
-            'attach_info': json.loads(handle.attach_info)}
+def handle_dict(handle_id, row) -> dict:
+    """An attach handle as the conductor and the agents pass it, from a
+    row with ``handle_uuid``, ``attach_type`` and ``attach_info``."""
+    return {'id': handle_id, 'uuid': row.handle_uuid,
+            'attach_type': row.attach_type,
+            'attach_info': json.loads(row.attach_info)}

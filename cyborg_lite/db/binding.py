@@ -187,9 +187,6 @@ def bind(db, uuid, fields, scope_project, batch=()):
                 uuid=uuid, state=row.state, action='bind',
                 expected=sorted(states.allowed_sources(
                     states.BIND_STARTED)))
-    handle_info = {'id': handle.handle_id, 'uuid': handle.handle_uuid,
-                   'attach_type': handle.attach_type,
-                   'attach_info': json.loads(handle.attach_info)}
     arq = types.SimpleNamespace(
         uuid=uuid, state=target,
         device_profile_group_id=row.device_profile_group_id,
@@ -202,7 +199,8 @@ def bind(db, uuid, fields, scope_project, batch=()):
         deployable={'id': dep.id, 'name': dep.name,
                     'driver_name': dep.driver_name,
                     'bitstream_id': dep.bitstream_id},
-        handle=handle_info, arq=db_api.arq_to_dict(arq))
+        handle=db_api.handle_dict(handle.handle_id, handle),
+        arq=db_api.arq_to_dict(arq))
 
 
 @engine.retry_on_conflict()
