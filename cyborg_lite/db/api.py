@@ -248,8 +248,12 @@ def arqs_stuck(db, older_than):
 @engine.retry_on_conflict()
 def arq_create(db, device_profile_name, group_counts, project_id):
     """Create ``group_counts[i]`` ARQs for group ``i`` of a profile; with
-    ``group_counts`` None, as many as each group asks for."""
-    with db.write_connection() as conn:
+    ``group_counts`` None, as many as each group asks for.
+
+    The ARQs are one INSERT, so it needs no transaction around it: the
+    foreign key refuses it if the profile was deleted after it was read.
+    """
+    with db.autocommit_connection() as conn:
         dp = conn.execute(_PROFILE_BY_NAME,
                           {'name': device_profile_name}).first()
         if dp is None:
@@ -267,7 +271,11 @@ def arq_create(db, device_profile_name, group_counts, project_id):
                 for group_id, count in enumerate(group_counts)
                 for _ in range(count)]
         if rows:
-            conn.execute(ARQS.insert(), rows)
+            try:
+                conn.execute(ARQS.insert(), rows)
+            except db_exc.DBReferenceError:
+                raise exception.DeviceProfileNotFound(
+                    ident=device_profile_name)
     return [arq_to_dict(types.SimpleNamespace(
         **row, device_profile_name=dp.name, handle_uuid=None,
         attach_type=None, attach_info=None)) for row in rows]

@@ -70,6 +70,9 @@ class Database:
             max_overflow=db_conf.max_overflow,
             pool_timeout=db_conf.pool_timeout,
             connection_recycle_time=db_conf.connection_recycle_time,
+            # oslo.db's check-in hook is a time.sleep(0) for eventlet;
+            # these services run on native threads.
+            thread_checkin=False,
         )
         self.engine = self._context.writer.get_engine()
         self.is_sqlite = self.engine.dialect.name == 'sqlite'
@@ -84,6 +87,13 @@ class Database:
             writer_engine = self.engine.execution_options(
                 cyborg_immediate=True)
         self._writer_engine = writer_engine
+        # Work of one statement needs no transaction of its own: in
+        # autocommit the server wraps each statement in one, which saves
+        # the BEGIN and COMMIT (or ROLLBACK) round trips. SQLite stays as
+        # it is: its BEGIN is local, and writers must queue (below).
+        self._autocommit_engine = (None if self.is_sqlite else
+                                   self.engine.execution_options(
+                                       isolation_level='AUTOCOMMIT'))
         # SQLite allows one writer at a time. Writers of this process
         # queue on a lock, which hands over at once, rather than on
         # SQLite's busy handler, which sleeps up to 100 ms between tries;
@@ -112,10 +122,23 @@ class Database:
 
     @contextlib.contextmanager
     def read_connection(self):
-        """A Core connection in one read-only transaction: cheaper than
-        a session, for the paths every ARQ lifecycle takes."""
-        with self.engine.connect() as conn:
+        """A Core connection for reads of one statement each: cheaper
+        than a session, for the paths every ARQ lifecycle takes."""
+        with (self.engine if self.is_sqlite else
+              self._autocommit_engine).connect() as conn:
             yield conn
+
+    @contextlib.contextmanager
+    def autocommit_connection(self):
+        """A Core connection where every statement commits on its own,
+        for writes that are one statement and need nothing read before
+        them to stay unchanged. On SQLite it is a write transaction."""
+        if self.is_sqlite:
+            with self.write_connection() as conn:
+                yield conn
+        else:
+            with self._autocommit_engine.connect() as conn:
+                yield conn
 
     @contextlib.contextmanager
     def write_connection(self):
