@@ -14,6 +14,7 @@ step and per lifecycle, errors and the peak RSS of every server process.
 import argparse
 import json
 import os
+import shutil
 import subprocess
 import sys
 import tempfile
@@ -78,6 +79,7 @@ class AllInOneProcess:
     def stop(self):
         self.proc.terminate()
         self.proc.wait(timeout=30)
+        shutil.rmtree(self.state_dir, ignore_errors=True)
 
 
 def _setup(url, live_arqs):

@@ -10,6 +10,7 @@ about 25 Placement objects each); the others from one.
 """
 
 from concurrent import futures
+import shutil
 import tempfile
 import time
 
@@ -92,5 +93,6 @@ def run(host_counts=(10, 100, 1000)):
                    'unchanged': _phase(service, db, client, hosts, False),
                    'one_change': _phase(service, db, client, hosts, True)}
             db.dispose()
+        shutil.rmtree(tmp, ignore_errors=True)
         results.append(row)
     return results

@@ -10,6 +10,7 @@ environment does not name them).
 
 import json
 import os
+import shutil
 import subprocess
 import tempfile
 import uuid
@@ -113,3 +114,4 @@ class Topology:
         self.group.stop_all()
         if self._db is not None:
             self._db.__exit__(None, None, None)
+        shutil.rmtree(self.tmp, ignore_errors=True)
