@@ -7,8 +7,11 @@ ConfigOpts passed in; nothing is global.
 On SQLite, writer transactions open with ``BEGIN IMMEDIATE`` so that
 concurrent writers queue on ``busy_timeout`` instead of failing when a
 read lock would have to be upgraded, and the file runs in WAL mode so that
-readers never wait for writers. On PostgreSQL and MySQL, contention is
-settled by compare-and-swap UPDATEs checked by rowcount.
+readers never wait for writers; one connection holds the file open so
+that the log is not checkpointed and deleted after every transaction.
+On PostgreSQL and MySQL, contention is settled by compare-and-swap
+UPDATEs checked by rowcount, and work of one statement (a read, an ARQ
+create) runs in autocommit, without BEGIN and COMMIT round trips.
 """
 
 import contextlib
