@@ -22,10 +22,15 @@ def v23(stack):
     return stack.client(cyborg_api.ADMIN, version='2.3')
 
 
-def _devices(client, query=''):
-    resp = client.get('/devices' + query)
+def _listed(collection, client, query=''):
+    """The members of ``GET /<collection><query>``, which must be 200."""
+    resp = client.get('/' + collection + query)
     assert resp.status_code == 200, resp.text
-    return resp.json()['devices']
+    return resp.json()[collection]
+
+
+def _devices(client, query=''):
+    return _listed('devices', client, query)
 
 
 # --- devices ----------------------------------------------------------
@@ -176,9 +181,7 @@ def test_deployable_unknown_is_404(admin):
 # --- attributes -------------------------------------------------------
 
 def _attributes(client, query=''):
-    resp = client.get('/attributes' + query)
-    assert resp.status_code == 200, resp.text
-    return resp.json()['attributes']
+    return _listed('attributes', client, query)
 
 
 def test_attributes_list_filters_and_show(admin, stack):

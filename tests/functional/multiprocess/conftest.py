@@ -9,6 +9,7 @@ import os
 import pytest
 
 from tests.fixtures import databases
+from tests.fixtures import processes
 from tests.functional.multiprocess import topology as topology_mod
 
 RABBIT_ENV = 'CYBORG_LITE_TEST_RABBIT_URL'
@@ -28,11 +29,7 @@ def topology(tmp_path_factory):
     require_servers()
     # nova-shim-compute drives libvirt's test driver.
     pytest.importorskip('libvirt')
-    topo = topology_mod.Topology(tmp_path_factory.mktemp('multiprocess'),
-                                 os.environ[RABBIT_ENV]).start()
-    leftovers = None
-    try:
+    with processes.running(topology_mod.Topology(
+            tmp_path_factory.mktemp('multiprocess'),
+            os.environ[RABBIT_ENV])) as topo:
         yield topo
-    finally:
-        leftovers = topo.stop()
-    assert not leftovers, 'processes left running: %s' % leftovers

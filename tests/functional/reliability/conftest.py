@@ -18,6 +18,7 @@ import time
 
 import pytest
 
+from tests.fixtures import processes
 from tests.functional.multiprocess import conftest as mp_conftest
 from tests.functional.reliability import harness
 from tests.functional.reliability import servers as servers_mod
@@ -48,14 +49,9 @@ def own_servers():
 @pytest.fixture(scope='session')
 def topology(own_servers, tmp_path_factory):
     pytest.importorskip('libvirt')
-    topo = harness.ReliabilityTopology(
-        tmp_path_factory.mktemp('reliability'), own_servers).start()
-    leftovers = None
-    try:
+    with processes.running(harness.ReliabilityTopology(
+            tmp_path_factory.mktemp('reliability'), own_servers)) as topo:
         yield topo
-    finally:
-        leftovers = topo.stop()
-    assert not leftovers, 'processes left running: %s' % leftovers
 
 
 @pytest.fixture
