@@ -3,7 +3,17 @@
 Writing allocations replaces a consumer's allocations in one transaction:
 check the consumer generation, delete, insert, check capacity, then bump
 the generation of every provider involved (compare-and-swap).
+
+The provider generations that a write bumps are ones it read itself, not
+ones the client sent, so losing that compare-and-swap to a concurrent
+writer only means "run again": the write is retried in a fresh
+transaction (which sees the other writer's allocations when it checks
+capacity), as Placement does, and the client sees 409
+``placement.concurrent_update`` only if every attempt lost.
 """
+
+import functools
+import logging
 
 import sqlalchemy as sa
 
@@ -18,6 +28,30 @@ ALLOC = models.Allocation
 C = models.Consumer
 RP = models.ResourceProvider
 RC = models.ResourceClass
+
+LOG = logging.getLogger(__name__)
+# Placement's [placement] allocation_conflict_retry_count default.
+GENERATION_RACE_ATTEMPTS = 10
+
+
+class _ProviderGenerationRace(Exception):
+    """A writer lost the compare-and-swap on a generation it read."""
+
+
+def _retried_on_generation_race(fn):
+    """Run the write transaction ``fn`` again when it loses a provider
+    generation race; ConcurrentUpdate once every attempt lost."""
+    @functools.wraps(fn)
+    def wrapper(ctx, *args, **kwargs):
+        for attempt in range(1, GENERATION_RACE_ATTEMPTS + 1):
+            try:
+                return fn(ctx, *args, **kwargs)
+            except _ProviderGenerationRace:
+                LOG.debug('%s lost a provider generation race (attempt '
+                          '%d of %d)', fn.__name__, attempt,
+                          GENERATION_RACE_ATTEMPTS)
+        raise exception.ConcurrentUpdate(what='resource provider')
+    return wrapper
 
 
 @api.reader
@@ -141,6 +175,7 @@ def _providers_by_uuid(ctx, requests):
     return {row['uuid']: dict(row) for row in rows}
 
 
+@_retried_on_generation_race
 @api.writer
 def replace_allocations(ctx, requests, check_generation=True) -> None:
     """Set the allocations of one or more consumers, all or nothing.
@@ -179,9 +214,13 @@ def _bump_all(ctx, rp_ids):
     for rp_id in sorted(rp_ids):
         generation = ctx.session.execute(
             sa.select(RP.generation).where(RP.id == rp_id)).scalar()
-        providers.bump_generation(ctx, {'id': rp_id}, generation)
+        try:
+            providers.bump_generation(ctx, {'id': rp_id}, generation)
+        except exception.ConcurrentUpdate as exc:
+            raise _ProviderGenerationRace() from exc
 
 
+@_retried_on_generation_race
 @api.writer
 def delete_allocations(ctx, consumer_uuid: str) -> None:
     touched = _touched_providers(ctx, consumer_uuid)

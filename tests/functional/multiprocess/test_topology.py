@@ -50,7 +50,7 @@ def wait_server(topology, server_id, *statuses, timeout=60):
         if server['status'] in statuses and \
                 not server['OS-EXT-STS:task_state']:
             return server
-        assert server['status'] != 'ERROR', server
+        assert server['status'] != 'ERROR', server.get('fault', server)
         assert time.monotonic() < deadline, server
         time.sleep(0.1)
 

@@ -36,3 +36,46 @@ def test_concurrent_writers_all_succeed():
                                  headers=HEADERS).json()['resource_providers']
     assert set(statuses) <= {200, 201, 204}
     assert len(providers) == 80
+
+
+def test_concurrent_claims_on_one_provider_all_land(db_url):
+    """Consumers that claim the same provider at once, with room for all
+    of them, all get 204: a clash on the provider generation, which no
+    client sent, is retried by the server, as Placement does."""
+    consumers = 12
+    with PlacementFixture(connection=db_url) as placement:
+        http = requests.Session()
+        headers = {'OpenStack-API-Version': 'placement 1.36'}
+        rp = http.post(placement.endpoint + '/resource_providers',
+                       json={'name': 'shared', 'uuid': str(uuid.uuid4())},
+                       headers=headers).json()
+        resp = http.put(
+            placement.endpoint + '/resource_providers/%s/inventories'
+            % rp['uuid'], headers=headers, json={
+                'resource_provider_generation': rp['generation'],
+                'inventories': {'FPGA': {'total': consumers}}})
+        assert resp.status_code == 200, resp.text
+        barrier = threading.Barrier(consumers)
+
+        def claim(n):
+            session = requests.Session()
+            barrier.wait()
+            return session.put(
+                placement.endpoint + '/allocations/' + str(uuid.uuid4()),
+                headers=headers, json={
+                    'allocations': {rp['uuid']: {'resources': {'FPGA': 1}}},
+                    'consumer_generation': None,
+                    'project_id': 'p', 'user_id': 'u'})
+
+        results = []
+        threads = [threading.Thread(target=lambda n=n: results.append(
+            claim(n))) for n in range(consumers)]
+        for t in threads:
+            t.start()
+        for t in threads:
+            t.join()
+        usages = http.get(placement.endpoint + '/resource_providers/%s/usages'
+                          % rp['uuid'], headers=headers).json()['usages']
+    assert [r.status_code for r in results] == [204] * consumers, \
+        [r.text for r in results if r.status_code != 204]
+    assert usages == {'FPGA': consumers}
