@@ -3,6 +3,15 @@
 Production runs the API under gunicorn (``cyborg_lite.api.wsgi``); the
 all-in-one and the tests use this one, which binds port 0 when asked and
 reports the port it got.
+
+It is wsgiref with HTTP/1.1 keep-alive added, because a client such as
+Nova's keeps its connection open between requests, and a new connection
+per request costs a TCP handshake and a server thread. A connection is
+kept only when that is safe: the response carries a Content-Length, the
+request's body was read to its end (the server reads what the app left),
+and the client did not ask to close. Each response leaves in one send.
+Idle connections are closed after ``idle_timeout`` seconds, and
+:meth:`WSGIServer.stop` closes every open connection.
 """
 
 import logging
@@ -13,26 +22,144 @@ from wsgiref import simple_server
 
 LOG = logging.getLogger(__name__)
 
+# The most request body that the server reads and discards for the app to
+# keep a connection open; past that the connection is closed instead.
+MAX_DRAIN = 1 << 20
 
-class _QuietHandler(simple_server.WSGIRequestHandler):
+
+class _RequestBody:
+    """``wsgi.input`` that ends at the request's Content-Length, so that
+    an app that reads to EOF does not wait for the client's next
+    request."""
+
+    def __init__(self, rfile, length):
+        self._rfile = rfile
+        self.remaining = length
+
+    def read(self, size=-1):
+        if size is None or size < 0 or size > self.remaining:
+            size = self.remaining
+        data = self._rfile.read(size) if size else b''
+        self.remaining -= len(data)
+        if len(data) < size:
+            self.remaining = 0  # the client went away mid-body
+        return data
+
+    def readline(self, size=-1):
+        if size is None or size < 0 or size > self.remaining:
+            size = self.remaining
+        data = self._rfile.readline(size) if size else b''
+        self.remaining -= len(data)
+        return data
+
+    def readlines(self, hint=-1):
+        return list(iter(self.readline, b''))
+
+    def __iter__(self):
+        return iter(self.readline, b'')
+
+    def drain(self):
+        """Read what the app left; False if too much remains to bother."""
+        if self.remaining > MAX_DRAIN:
+            return False
+        while self.remaining:
+            if not self.read(min(self.remaining, 65536)):
+                return False
+        return True
+
+
+class _ResponseWriter(simple_server.ServerHandler):
+    """Answers HTTP/1.1 clients in HTTP/1.1 and sends each response's
+    status line, headers and body in one write."""
+
+    keep_alive = False
+    complete = False  # the whole response went out
+
+    def __init__(self, *args, **kwargs):
+        super().__init__(*args, **kwargs)
+        self._pending = []
+
+    def finish_content(self):
+        super().finish_content()
+        self.complete = True
+
+    def cleanup_headers(self):
+        super().cleanup_headers()
+        self.keep_alive = (self.keep_alive and
+                           'Content-Length' in self.headers)
+        if not self.keep_alive:
+            self.headers['Connection'] = 'close'
+
+    def _write(self, data):
+        self._pending.append(data)
+
+    def _flush(self):
+        if self._pending:
+            data, self._pending = b''.join(self._pending), []
+            self.stdout.write(data)
+            self.stdout.flush()
+
+
+class _Handler(simple_server.WSGIRequestHandler):
     protocol_version = 'HTTP/1.1'
+    idle_timeout = 60
 
     def log_message(self, fmt, *args):
         LOG.debug('%s - %s', self.address_string(), fmt % args)
 
     def setup(self):
+        self.timeout = self.idle_timeout
         super().setup()
-        # wsgiref writes the status line, headers and body in separate
-        # sends; without TCP_NODELAY, Nagle's algorithm and the client's
-        # delayed ACK hold each response back by up to 40 ms.
+        # Without TCP_NODELAY, Nagle's algorithm and the client's delayed
+        # ACK can hold a response back by up to 40 ms.
         self.connection.setsockopt(socket.IPPROTO_TCP, socket.TCP_NODELAY,
                                    1)
+        self.server.track(self.connection)
+
+    def finish(self):
+        self.server.untrack(self.connection)
+        super().finish()
 
     def handle(self):
-        # wsgiref answers one request per connection; keep-alive would
-        # need a full HTTP/1.1 server, so tell clients to close.
         self.close_connection = True
-        super().handle()
+        try:
+            while self._handle_one():
+                pass
+        except (OSError, ValueError):
+            # The client left, the idle timeout passed, or stop() closed
+            # the socket under us (ValueError: I/O on a closed file).
+            pass
+
+    def _handle_one(self):
+        """Serve one request; True when the connection may serve the
+        next."""
+        self.raw_requestline = self.rfile.readline(65537)
+        if not self.raw_requestline:
+            return False
+        if len(self.raw_requestline) > 65536:
+            self.requestline = self.request_version = self.command = ''
+            self.send_error(414)
+            return False
+        if not self.parse_request():  # it has sent the error
+            return False
+        environ = self.get_environ()
+        chunked = 'chunked' in self.headers.get('Transfer-Encoding',
+                                                '').lower()
+        try:
+            length = int(self.headers.get('Content-Length') or 0)
+        except ValueError:
+            self.send_error(400, 'Bad Content-Length')
+            return False
+        body = _RequestBody(self.rfile, max(length, 0))
+        writer = _ResponseWriter(body, self.wfile, self.get_stderr(),
+                                 environ, multithread=True)
+        writer.request_handler = self  # wsgiref logs through it
+        if self.request_version == 'HTTP/1.1':
+            writer.http_version = '1.1'
+        writer.keep_alive = (not self.close_connection and not chunked and
+                             not self.server.stopping)
+        writer.run(self.server.get_app())
+        return writer.keep_alive and writer.complete and body.drain()
 
 
 class _ThreadingServer(socketserver.ThreadingMixIn,
@@ -41,16 +168,39 @@ class _ThreadingServer(socketserver.ThreadingMixIn,
     allow_reuse_address = True
     request_queue_size = 128
 
+    def server_bind(self):
+        super().server_bind()
+        self.stopping = False
+        self._connections = set()
+        self._connections_lock = threading.Lock()
+
+    def track(self, connection):
+        with self._connections_lock:
+            self._connections.add(connection)
+
+    def untrack(self, connection):
+        with self._connections_lock:
+            self._connections.discard(connection)
+
+    def close_connections(self):
+        """Wake every connection's thread by shutting its socket down."""
+        self.stopping = True
+        with self._connections_lock:
+            connections = list(self._connections)
+        for connection in connections:
+            try:
+                connection.shutdown(socket.SHUT_RDWR)
+            except OSError:
+                pass
+
 
 class WSGIServer:
     """Serves a WSGI app from a background thread until :meth:`stop`."""
 
     def __init__(self, app, host='127.0.0.1', port=0):
-        handler = _QuietHandler
-        handler.protocol_version = 'HTTP/1.0'
         self._server = simple_server.make_server(
             host, port, app, server_class=_ThreadingServer,
-            handler_class=handler)
+            handler_class=_Handler)
         self.host = host
         self.port = self._server.server_address[1]
         self._thread = None
@@ -71,6 +221,7 @@ class WSGIServer:
 
     def stop(self):
         self._server.shutdown()
+        self._server.close_connections()
         self._server.server_close()
         if self._thread is not None:
             self._thread.join(timeout=5)

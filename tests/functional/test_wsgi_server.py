@@ -1,0 +1,146 @@
+"""The built-in WSGI server over real sockets: HTTP/1.1 keep-alive only
+when it is safe, request bodies bounded by Content-Length, and a stop
+that closes idle connections."""
+
+import http.client
+import socket
+import threading
+import time
+
+import pytest
+
+from cyborg_lite.wsgi_server import WSGIServer
+
+
+def app(environ, start_response):
+    """/echo returns the body it read to EOF; /ignore reads nothing;
+    /stream answers without a Content-Length; /boom raises."""
+    path = environ['PATH_INFO']
+    if path == '/boom':
+        raise RuntimeError('boom')
+    if path == '/stream':
+        start_response('200 OK', [('Content-Type', 'text/plain')])
+        return iter([b'part1-', b'part2'])
+    body = environ['wsgi.input'].read() if path == '/echo' else b'ignored'
+    start_response('200 OK', [('Content-Type', 'text/plain'),
+                              ('Content-Length', str(len(body)))])
+    return [body]
+
+
+@pytest.fixture
+def server():
+    srv = WSGIServer(app).start()
+    yield srv
+    srv.stop()
+
+
+def _connect(server):
+    sock = socket.create_connection((server.host, server.port), timeout=10)
+    return sock
+
+
+def _request(sock, method, path, body=b'', headers=None,
+             version='HTTP/1.1'):
+    lines = ['%s %s %s' % (method, path, version), 'Host: localhost']
+    if body or method == 'POST':
+        lines.append('Content-Length: %d' % len(body))
+    lines += ['%s: %s' % item for item in (headers or {}).items()]
+    sock.sendall(('\r\n'.join(lines) + '\r\n\r\n').encode() + body)
+    resp = http.client.HTTPResponse(sock, method=method)
+    resp.begin()
+    return resp, resp.read()
+
+
+def _closed_by_server(sock):
+    sock.settimeout(5)
+    return sock.recv(1) == b''
+
+
+def test_one_connection_serves_many_requests(server):
+    sock = _connect(server)
+    with sock:
+        for n in range(3):
+            resp, body = _request(sock, 'POST', '/echo', b'body-%d' % n)
+            assert resp.status == 200
+            assert resp.version == 11
+            assert body == b'body-%d' % n
+            assert resp.getheader('Connection') is None
+
+
+def test_an_unread_body_is_drained_before_the_next_request(server):
+    sock = _connect(server)
+    with sock:
+        resp, body = _request(sock, 'POST', '/ignore', b'x' * 100000)
+        assert (resp.status, body) == (200, b'ignored')
+        resp, body = _request(sock, 'POST', '/echo', b'second')
+        assert (resp.status, body) == (200, b'second')
+
+
+def test_connection_close_is_honoured(server):
+    sock = _connect(server)
+    with sock:
+        resp, body = _request(sock, 'GET', '/ignore',
+                              headers={'Connection': 'close'})
+        assert resp.status == 200
+        assert resp.getheader('Connection') == 'close'
+        assert _closed_by_server(sock)
+
+
+def test_http_1_0_clients_get_one_request_per_connection(server):
+    sock = _connect(server)
+    with sock:
+        resp, body = _request(sock, 'GET', '/ignore', version='HTTP/1.0')
+        assert (resp.status, resp.version) == (200, 10)
+        assert _closed_by_server(sock)
+
+
+def test_a_response_without_length_ends_the_connection(server):
+    sock = _connect(server)
+    with sock:
+        sock.sendall(b'GET /stream HTTP/1.1\r\nHost: localhost\r\n\r\n')
+        data = b''
+        while chunk := sock.recv(65536):
+            data += chunk
+    head, _, body = data.partition(b'\r\n\r\n')
+    assert head.startswith(b'HTTP/1.1 200')
+    assert b'Connection: close' in head
+    assert body == b'part1-part2'
+
+
+def test_an_app_error_is_a_500_and_the_connection_survives(server):
+    sock = _connect(server)
+    with sock:
+        resp, _ = _request(sock, 'GET', '/boom')
+        assert resp.status == 500
+        resp, body = _request(sock, 'POST', '/echo', b'after')
+        assert (resp.status, body) == (200, b'after')
+
+
+def test_a_bad_content_length_is_a_400(server):
+    sock = _connect(server)
+    with sock:
+        sock.sendall(b'POST /echo HTTP/1.1\r\nHost: localhost\r\n'
+                     b'Content-Length: nope\r\n\r\n')
+        resp = http.client.HTTPResponse(sock, method='POST')
+        resp.begin()
+        resp.read()
+        assert resp.status == 400
+        assert _closed_by_server(sock)
+
+
+def test_stop_closes_idle_keep_alive_connections():
+    srv = WSGIServer(app).start()
+    before = threading.active_count()
+    sock = _connect(srv)
+    with sock:
+        resp, _ = _request(sock, 'GET', '/ignore')
+        assert resp.status == 200
+        assert threading.active_count() == before + 1
+        started = time.monotonic()
+        srv.stop()
+        assert time.monotonic() - started < 5
+        assert _closed_by_server(sock)
+    deadline = time.monotonic() + 5
+    while threading.active_count() > before - 1:
+        assert time.monotonic() < deadline, threading.enumerate()
+        time.sleep(0.01)
