@@ -7,8 +7,9 @@ ConfigOpts passed in; nothing is global.
 On SQLite, writer transactions open with ``BEGIN IMMEDIATE`` so that
 concurrent writers queue on ``busy_timeout`` instead of failing when a
 read lock would have to be upgraded, and the file runs in WAL mode so that
-readers never wait for writers; one connection holds the file open so
-that the log is not checkpointed and deleted after every transaction.
+readers never wait for writers; connections to a file are pooled, so
+that a transaction neither reopens the file nor, by closing the last
+connection, checkpoints and deletes the log.
 On PostgreSQL and MySQL, contention is settled by compare-and-swap
 UPDATEs checked by rowcount, and work of one statement (a read, an ARQ
 create) runs in autocommit, without BEGIN and COMMIT round trips.
@@ -18,7 +19,6 @@ import contextlib
 import functools
 import logging
 import random
-import sqlite3
 import threading
 import time
 
@@ -86,10 +86,9 @@ class Database:
         writer_engine = self.engine
         if not self.is_sqlite:
             _ping_only_idle_connections(self.engine)
-        self._sqlite_anchor = None
         if self.is_sqlite:
             _setup_sqlite(self.engine)
-            self._sqlite_anchor = _hold_sqlite_file_open(self.engine)
+            _pool_sqlite_file_connections(self.engine, db_conf.max_pool_size)
             writer_engine = self.engine.execution_options(
                 cyborg_immediate=True)
         self._writer_engine = writer_engine
@@ -154,9 +153,6 @@ class Database:
 
     def dispose(self) -> None:
         self.engine.dispose()
-        if self._sqlite_anchor is not None:
-            self._sqlite_anchor.close()
-            self._sqlite_anchor = None
 
 
 # A pooled connection unused for longer than this is pinged before use.
@@ -220,27 +216,34 @@ def _setup_sqlite(engine) -> None:
             conn.info['in_transaction'] = True
 
 
-def _hold_sqlite_file_open(engine):
-    """Keep one idle connection to a SQLite file open for the life of
-    the engine, and return it.
+def _pool_sqlite_file_connections(engine, pool_size: int | None) -> None:
+    """Give a SQLite file's engine a pool of connections.
 
-    oslo.db gives SQLite files no connection pool: every transaction opens
-    the file and closes it. The close of the last connection checkpoints
-    the write-ahead log and deletes it, which made each write
-    transaction cost a millisecond more than its SQL. With this
-    connection open no other close is the last one; the log is still
-    checkpointed as it grows, and when this connection closes.
+    oslo.db gives SQLite files no pool (NullPool): every transaction
+    opened the file, ran the connect-time PRAGMAs, and closed it; the
+    close of the last connection checkpointed the write-ahead log and
+    deleted it. That cost a millisecond per write transaction, more than
+    its SQL. Pooled connections stay open between transactions (and may
+    move between threads: each is used by one thread at a time); the log
+    is still checkpointed as it grows, and when the engine is disposed
+    of. In-memory databases keep oslo.db's single static connection.
     """
     path = engine.url.database
     if path in (None, '', ':memory:') or path.startswith('file:'):
-        return None
-    anchor = sqlite3.connect(path, check_same_thread=False)
-    # The file may be new: put it in WAL mode. Then read, because a
-    # connection joins the log (its shared-memory index) on its first
-    # read, and only a connection that joined it keeps it alive.
-    anchor.execute('PRAGMA journal_mode = WAL').fetchall()
-    anchor.execute('SELECT count(*) FROM sqlite_master').fetchall()
-    return anchor
+        return
+    cargs, cparams = engine.dialect.create_connect_args(engine.url)
+    cparams['check_same_thread'] = False
+    dbapi = engine.dialect.loaded_dbapi
+    old = engine.pool
+    # As Pool.recreate() does: the engine's connect listeners (PRAGMAs)
+    # travel with the dispatcher.
+    engine.pool = sa.pool.QueuePool(
+        lambda: dbapi.connect(*cargs, **cparams),
+        pool_size=pool_size or 5, max_overflow=-1,
+        recycle=old._recycle, echo=old.echo,
+        reset_on_return=old._reset_on_return,
+        _dispatch=old.dispatch, dialect=old._dialect)
+    old.dispose()
 
 
 def _is_retriable(exc: Exception) -> bool:

@@ -1,11 +1,14 @@
-"""A SQLite file keeps its write-ahead log between transactions.
+"""Connections to a SQLite file are pooled, and the file keeps its
+write-ahead log between transactions.
 
-oslo.db gives SQLite no connection pool, so each transaction opens and
-closes the file; the Database holds one connection open so that those
-closes do not checkpoint and delete the log every time. The log is still
-checkpointed when the Database is disposed of, and nothing is lost.
+oslo.db gives SQLite files no connection pool, so each transaction would
+open and close the file, and each close, being the last, would
+checkpoint and delete the log. The Database pools them instead. The log
+is still checkpointed when the Database is disposed of, and nothing is
+lost.
 """
 
+import concurrent.futures
 import os
 
 import sqlalchemy as sa
@@ -49,8 +52,30 @@ def test_a_new_file_is_in_wal_mode(tmp_path):
     db.dispose()
 
 
-def test_memory_databases_hold_nothing_open(tmp_path):
+def test_transactions_reuse_connections_across_threads(tmp_path):
+    db = _database(tmp_path / 'pooled.sqlite')
+    connects = []
+    sa.event.listen(db.engine, 'connect',
+                    lambda dbapi_con, record: connects.append(dbapi_con))
+
+    def work(n):
+        db_api.device_profile_create(db, 'dp%d' % n,
+                                     [{'resources:FPGA': '1'}])
+        with db.read_connection() as conn:
+            return conn.exec_driver_sql(
+                'PRAGMA foreign_keys').scalar()
+
+    with concurrent.futures.ThreadPoolExecutor(4) as pool:
+        foreign_keys = list(pool.map(work, range(40)))
+    # Every connection, new or reused, has the connect-time PRAGMAs.
+    assert foreign_keys == [1] * 40
+    assert len(connects) <= 4
+    assert len(db_api.device_profile_list(db)) == 40
+    db.dispose()
+
+
+def test_memory_databases_keep_one_static_connection():
     db = engine.Database(cl_conf.build_conf(
         overrides={('database', 'connection'): 'sqlite://'}))
-    assert db._sqlite_anchor is None
+    assert isinstance(db.engine.pool, sa.pool.StaticPool)
     db.dispose()
