@@ -168,11 +168,11 @@ class _ThreadingServer(socketserver.ThreadingMixIn,
     allow_reuse_address = True
     request_queue_size = 128
 
-    def server_bind(self):
-        super().server_bind()
+    def __init__(self, *args, **kwargs):
         self.stopping = False
         self._connections = set()
         self._connections_lock = threading.Lock()
+        super().__init__(*args, **kwargs)
 
     def track(self, connection):
         with self._connections_lock:

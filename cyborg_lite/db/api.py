@@ -172,7 +172,7 @@ _DELETE_IF_UNCHANGED = sa.delete(ARQS).where(
     ARQS.c.id == sa.bindparam('arq_id'),
     ARQS.c.state == sa.bindparam('seen_state'))
 
-_RELEASE_HANDLES = (
+RELEASE_HANDLES = (
     sa.update(HANDLES)
     .where(HANDLES.c.id.in_(sa.bindparam('handle_ids', expanding=True)))
     .values(in_use=False))
@@ -339,7 +339,7 @@ def arq_delete(db, check, project_id=None, instance_uuid=None, uuids=None,
         handle_ids = [row.attach_handle_id for row in rows
                       if row.attach_handle_id is not None]
         if handle_ids:
-            conn.execute(_RELEASE_HANDLES, {'handle_ids': handle_ids})
+            conn.execute(RELEASE_HANDLES, {'handle_ids': handle_ids})
         return Deletion(held, deleted=True,
                         purge=any(row.vanished for row in rows))
 
@@ -349,7 +349,7 @@ def release_handles(conn, handle_ids) -> bool:
     belongs to a vanished device."""
     if not handle_ids:
         return False
-    conn.execute(_RELEASE_HANDLES, {'handle_ids': list(handle_ids)})
+    conn.execute(RELEASE_HANDLES, {'handle_ids': list(handle_ids)})
     return conn.scalar(_VANISHED_AMONG,
                        {'handle_ids': list(handle_ids)}) is not None
 

@@ -231,9 +231,7 @@ def fail_bind(db, uuid, bind_fields=None) -> bool:
             .values(state=states.BIND_FAILED,
                     updated_at=timeutils.utcnow(), **values)).rowcount
         if done and handle_id is not None:
-            conn.execute(sa.update(HANDLES)
-                         .where(HANDLES.c.id == handle_id)
-                         .values(in_use=False))
+            conn.execute(db_api.RELEASE_HANDLES, {'handle_ids': [handle_id]})
         return bool(done)
 
 

@@ -84,13 +84,13 @@ class Database:
         sa.event.listen(self.engine, 'before_cursor_execute',
                         self._count_statement)
         writer_engine = self.engine
-        if not self.is_sqlite:
-            _ping_only_idle_connections(self.engine)
         if self.is_sqlite:
             _setup_sqlite(self.engine)
             _pool_sqlite_file_connections(self.engine, db_conf.max_pool_size)
             writer_engine = self.engine.execution_options(
                 cyborg_immediate=True)
+        else:
+            _ping_only_idle_connections(self.engine)
         self._writer_engine = writer_engine
         # Work of one statement needs no transaction of its own: in
         # autocommit the server wraps each statement in one, which saves
