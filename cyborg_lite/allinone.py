@@ -34,6 +34,7 @@ from cyborg_lite import local_transport
 from cyborg_lite import rpc
 from cyborg_lite.agent import service as agent_service
 from cyborg_lite.api import app as api_app
+from cyborg_lite.api import errors as api_errors
 from cyborg_lite.conductor import placement_mirror
 from cyborg_lite.conductor import service as conductor_service
 from cyborg_lite.db import engine
@@ -152,8 +153,8 @@ class AllInOne:
         for hostname in self.hostnames:
             self.start_agent(hostname)
         app = api_app.setup_app(self.conf, self.transport)
-        self.api_server = WSGIServer(app, self.api_host,
-                                     self.api_port).start()
+        self.api_server = WSGIServer(app, self.api_host, self.api_port,
+                                     error_body=api_errors.envelope).start()
         if self.compute is not None:
             self.compute.use_cyborg(self.url)
         LOG.info('cyborg-lite API at %s', self.url)

@@ -30,12 +30,18 @@ class RequestContext:
         self.is_admin = self.is_admin or 'admin' in self.roles
 
     def to_dict(self) -> dict:
-        return dataclasses.asdict(self)
+        # Built by hand: dataclasses.asdict deep-copies field by field,
+        # and this runs on every RPC call.
+        return {'project_id': self.project_id, 'user_id': self.user_id,
+                'roles': list(self.roles),
+                'service_roles': list(self.service_roles),
+                'request_id': self.request_id, 'is_admin': self.is_admin,
+                'is_service': self.is_service}
 
     @classmethod
     def from_dict(cls, data: dict) -> RequestContext:
-        fields = {f.name for f in dataclasses.fields(cls)}
-        return cls(**{k: v for k, v in (data or {}).items() if k in fields})
+        return cls(**{k: v for k, v in (data or {}).items()
+                      if k in _FIELDS})
 
     def to_policy_values(self) -> dict:
         return {'project_id': self.project_id, 'user_id': self.user_id,
@@ -52,6 +58,9 @@ class RequestContext:
         """A context for the services' own work (sweeps, reports)."""
         return cls(project_id=None, roles=['admin'],
                    service_roles=['service'], is_service=True)
+
+
+_FIELDS = frozenset(f.name for f in dataclasses.fields(RequestContext))
 
 
 class ContextSerializer(oslo_messaging.NoOpSerializer):

@@ -12,6 +12,11 @@ request's body was read to its end (the server reads what the app left),
 and the client did not ask to close. Each response leaves in one send.
 Idle connections are closed after ``idle_timeout`` seconds, and
 :meth:`WSGIServer.stop` closes every open connection.
+
+A request the server itself refuses before the app sees it (a malformed
+request line or Content-Length, an over-long URL or header) gets the body
+that ``error_body(status, message)`` renders, in the app's own error
+format; without it, http.server's HTML page.
 """
 
 import logging
@@ -120,6 +125,24 @@ class _Handler(simple_server.WSGIRequestHandler):
         self.server.untrack(self.connection)
         super().finish()
 
+    def send_error(self, code, message=None, explain=None):
+        render = self.server.error_body
+        if render is None:
+            return super().send_error(code, message, explain)
+        message = message or self.responses.get(code, ('Error',))[0]
+        self.log_error('code %d, message %s', code, message)
+        # A request line too broken to name its version would get an
+        # HTTP/0.9 answer (a body without a status line): answer in ours.
+        self.request_version = self.protocol_version
+        body = render(code, message)
+        self.send_response(code, message)
+        self.send_header('Content-Type', 'application/json')
+        self.send_header('Content-Length', str(len(body)))
+        self.send_header('Connection', 'close')
+        self.end_headers()
+        if self.command != 'HEAD':
+            self.wfile.write(body)
+
     def handle(self):
         self.close_connection = True
         try:
@@ -170,6 +193,7 @@ class _ThreadingServer(socketserver.ThreadingMixIn,
 
     def __init__(self, *args, **kwargs):
         self.stopping = False
+        self.error_body = None
         self._connections = set()
         self._connections_lock = threading.Lock()
         super().__init__(*args, **kwargs)
@@ -195,12 +219,17 @@ class _ThreadingServer(socketserver.ThreadingMixIn,
 
 
 class WSGIServer:
-    """Serves a WSGI app from a background thread until :meth:`stop`."""
+    """Serves a WSGI app from a background thread until :meth:`stop`.
 
-    def __init__(self, app, host='127.0.0.1', port=0):
+    ``error_body(status, message) -> bytes`` renders, as JSON, the errors
+    that the server sends itself (see the module's docstring).
+    """
+
+    def __init__(self, app, host='127.0.0.1', port=0, error_body=None):
         self._server = simple_server.make_server(
             host, port, app, server_class=_ThreadingServer,
             handler_class=_Handler)
+        self._server.error_body = error_body
         self.host = host
         self.port = self._server.server_address[1]
         self._thread = None

@@ -3,12 +3,14 @@ when it is safe, request bodies bounded by Content-Length, and a stop
 that closes idle connections."""
 
 import http.client
+import json
 import socket
 import threading
 import time
 
 import pytest
 
+from cyborg_lite.api import errors
 from cyborg_lite.wsgi_server import WSGIServer
 
 
@@ -126,6 +128,33 @@ def test_a_bad_content_length_is_a_400(server):
         resp.read()
         assert resp.status == 400
         assert _closed_by_server(sock)
+
+
+@pytest.mark.parametrize('raw, status', [
+    (b'POST /echo HTTP/1.1\r\nHost: localhost\r\n'
+     b'Content-Length: nope\r\n\r\n', 400),
+    (b'GET /echo HTTP/1.1 extra\r\n\r\n', 400),
+    (b'GET /echo HTTP/9.9\r\n\r\n', 505),
+    (b'GET /' + b'a' * 70000 + b' HTTP/1.1\r\n\r\n', 414),
+])
+def test_errors_the_server_sends_use_the_apps_envelope(raw, status):
+    srv = WSGIServer(app, error_body=errors.envelope).start()
+    try:
+        sock = _connect(srv)
+        with sock:
+            sock.sendall(raw)
+            resp = http.client.HTTPResponse(sock, method='GET')
+            resp.begin()
+            body = resp.read()
+            assert resp.status == status
+            assert resp.getheader('Content-Type') == 'application/json'
+            fault = json.loads(json.loads(body)['error_message'])
+            assert fault['faultcode'] == ('Client' if status < 500 else
+                                          'Server')
+            assert fault['faultstring']
+            assert _closed_by_server(sock)
+    finally:
+        srv.stop()
 
 
 def test_stop_closes_idle_keep_alive_connections():
