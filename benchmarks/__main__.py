@@ -8,7 +8,8 @@ It starts the system under test itself (the all-in-one in its own
 process, or the production topology: gunicorn API with 2 workers,
 conductors, an agent, RabbitMQ, PostgreSQL), drives the ARQ lifecycle as
 Nova does at each concurrency, and reports throughput, p50/p95/p99 per
-step and per lifecycle, errors and the peak RSS of every server process.
+step and per lifecycle, errors and the peak RSS of every server process,
+and the machine's floor that day (:mod:`benchmarks.floor`).
 """
 
 import argparse
@@ -24,7 +25,9 @@ import time
 import psutil
 import requests
 
+from benchmarks import floor
 from benchmarks import lifecycle
+from cyborg_lite import local_transport
 
 ADMIN = {'X-Roles': 'admin', 'X-Project-Id': 'bench'}
 
@@ -57,6 +60,8 @@ class RssSampler:
 
 class AllInOneProcess:
     """The all-in-one in a child process."""
+
+    transport_url = local_transport.TRANSPORT_URL
 
     def __init__(self, handles):
         self.state_dir = tempfile.mkdtemp(prefix='cyborg-lite-bench-')
@@ -119,6 +124,7 @@ def bench_lifecycle(args):
                'runs': []}
     try:
         hostname, rp_uuid = _setup(system.url, args.live_arqs)
+        results['floor'] = floor.measure(system.url, system.transport_url)
         for concurrency in args.concurrency:
             results['runs'].append(lifecycle.run(
                 system.url, 'bench-fpga', hostname, rp_uuid, concurrency,

@@ -69,7 +69,7 @@ class Topology:
                               'handles': self.handles}])}})
 
     def start(self):
-        rabbit_url = ensure_servers()
+        rabbit_url = self.transport_url = ensure_servers()
         self._db = databases.pg_database()
         db_url = self._db.__enter__()
         suffix = uuid.uuid4().hex[:8]

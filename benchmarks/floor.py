@@ -1,0 +1,139 @@
+"""The machine's floor, measured with every lifecycle run.
+
+A lifecycle is four HTTP requests, each behind one RPC call. What those
+two cost on their own, on the day and the machine of the run, says how
+far the lifecycle is from the floor, and makes figures taken on
+different days comparable (a shared virtual machine varies by 10 to
+20 % from one day to the next):
+
+* ``rpc_call``: an oslo.messaging call to an endpoint that only returns
+  its argument, over the transport the system under test uses: RabbitMQ
+  between this process and a child process for the production topology,
+  ``cyborg-local://`` between two threads of this process for the
+  all-in-one;
+* ``http_get``: ``GET /`` on the system's API (the version document: the
+  whole middleware stack and Pecan, no RPC), with the HTTP client the
+  lifecycle uses.
+
+Each gives p50 and p95 in ms and the CPU this process spent per call
+(for the in-process transport, that is both ends of the call).
+"""
+
+import os
+import subprocess
+import sys
+import threading
+import time
+import uuid
+
+import oslo_messaging
+import requests
+
+from cyborg_lite import conf as cl_conf
+from cyborg_lite import local_transport
+from cyborg_lite import rpc
+
+CALLS = 500
+WARMUP = 50
+
+
+class _Echo:
+    target = oslo_messaging.Target(version='1.0')
+
+    def echo(self, ctxt, value):
+        return value
+
+
+def _transport(url):
+    conf = cl_conf.build_conf(overrides={(None, 'transport_url'): url})
+    return rpc.get_transport(conf)
+
+
+def _server(transport, topic):
+    return oslo_messaging.get_rpc_server(
+        transport, oslo_messaging.Target(topic=topic, server='floor'),
+        [_Echo()])
+
+
+def _measure(call, calls=CALLS):
+    for _ in range(WARMUP):
+        call()
+    latencies = []
+    cpu = time.process_time()
+    for _ in range(calls):
+        started = time.perf_counter()
+        call()
+        latencies.append(time.perf_counter() - started)
+    cpu = time.process_time() - cpu
+    latencies.sort()
+    return {'calls': calls,
+            'p50_ms': round(1000 * latencies[calls // 2], 2),
+            'p95_ms': round(1000 * latencies[int(calls * 0.95)], 2),
+            'client_cpu_ms': round(1000 * cpu / calls, 2)}
+
+
+def rpc_call(transport_url):
+    """The floor of one oslo.messaging call over ``transport_url``."""
+    topic = 'cyborg-lite-floor-' + uuid.uuid4().hex[:8]
+    in_process = transport_url.startswith(local_transport.TRANSPORT_URL)
+    transport = _transport(transport_url)
+    if in_process:
+        child, server = None, _server(transport, topic)
+        server.start()
+    else:
+        child = subprocess.Popen(
+            [sys.executable, '-m', 'benchmarks.floor', transport_url, topic],
+            stdin=subprocess.PIPE, stdout=subprocess.PIPE, text=True,
+            env=dict(os.environ, PYTHONWARNINGS='ignore'))
+        if child.stdout.readline().strip() != 'ready':
+            raise RuntimeError('the echo server did not start')
+    try:
+        client = oslo_messaging.get_rpc_client(
+            transport, oslo_messaging.Target(topic=topic, version='1.0'),
+            timeout=30)
+        result = _measure(lambda: client.call({}, 'echo', value={'a': 1}))
+    finally:
+        if child is None:
+            server.stop()
+            server.wait()
+        else:
+            child.stdin.close()
+            child.wait(timeout=30)
+        transport.cleanup()
+    result['transport'] = ('in-process' if in_process else
+                           'RabbitMQ, two processes')
+    return result
+
+
+def http_get(base_url):
+    """The floor of one HTTP request to the API: ``GET /``."""
+    session = requests.Session()
+    session.trust_env = False
+    url = base_url + '/'
+
+    def get():
+        session.get(url).raise_for_status()
+
+    return _measure(get)
+
+
+def measure(base_url, transport_url):
+    return {'rpc_call': rpc_call(transport_url),
+            'http_get': http_get(base_url)}
+
+
+def _serve(transport_url, topic):
+    """The child process of :func:`rpc_call`: serve until stdin closes."""
+    server = _server(_transport(transport_url), topic)
+    server.start()
+    print('ready', flush=True)
+    done = threading.Event()
+    threading.Thread(target=lambda: (sys.stdin.read(), done.set()),
+                     daemon=True).start()
+    done.wait()
+    server.stop()
+    server.wait()
+
+
+if __name__ == '__main__':
+    _serve(*sys.argv[1:3])
