@@ -71,7 +71,7 @@ start_pg() {
             -c synchronous_commit=off -c full_page_writes=off \
             -c max_connections=300" start >&2
     fi
-    echo "export CYBORG_LITE_TEST_PG_URL=postgresql+psycopg2://postgres@127.0.0.1:$PG_PORT/postgres"
+    echo "export CYBORG_LITE_TEST_PG_URL=postgresql+psycopg://postgres@127.0.0.1:$PG_PORT/postgres"
 }
 
 stop_pg() {
