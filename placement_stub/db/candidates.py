@@ -35,9 +35,11 @@ PA_T = PA.__table__
 AGG_T = AGG.__table__
 RC_T = models.ResourceClass.__table__
 T_T = models.Trait.__table__
-# Bounds of a slice of root ids: (lo, hi].
-NO_LOWER_BOUND = -(2 ** 62)
-NO_UPPER_BOUND = 2 ** 62
+# Bounds of a slice of root ids: (lo, hi]. Provider ids are 32-bit
+# integers, and the bounds must be too: psycopg 3 sends them as INTEGER
+# parameters, which PostgreSQL refuses out of that range.
+NO_LOWER_BOUND = -(2 ** 31)
+NO_UPPER_BOUND = 2 ** 31 - 1
 
 
 def _usage_subquery(rc_id):
