@@ -50,9 +50,7 @@ def _transport(url):
 
 
 def _server(transport, topic):
-    return oslo_messaging.get_rpc_server(
-        transport, oslo_messaging.Target(topic=topic, server='floor'),
-        [_Echo()])
+    return rpc.get_server(transport, topic, 'floor', [_Echo()])
 
 
 def _measure(call, calls=CALLS):
@@ -88,9 +86,7 @@ def rpc_call(transport_url):
         if child.stdout.readline().strip() != 'ready':
             raise RuntimeError('the echo server did not start')
     try:
-        client = oslo_messaging.get_rpc_client(
-            transport, oslo_messaging.Target(topic=topic, version='1.0'),
-            timeout=30)
+        client = rpc.get_client(transport, topic, '1.0', timeout=30)
         result = _measure(lambda: client.call({}, 'echo', value={'a': 1}))
     finally:
         if child is None:
