@@ -20,6 +20,10 @@ TRAIT_VALUES = frozenset({'required', 'forbidden'})
 XILINX_TRAIT = 'CUSTOM_FPGA_XILINX'
 NAME_RE = re.compile(r'^[a-zA-Z0-9-_]+$')
 _NAME_CHARS_RE = re.compile(r'^[A-Z0-9_]+$')
+# The most ARQs one device profile may ask for (one per accelerator, two
+# per Xilinx card). Each is a row made when Nova creates the instance's
+# ARQs: an unbounded amount would let one request exhaust the conductor.
+MAX_ARQS_PER_PROFILE = 128
 
 
 def _invalid(reason):
@@ -77,7 +81,11 @@ def normalize_group(group: dict) -> dict:
 def normalize_groups(groups: list) -> list:
     if not groups:
         raise _invalid('A device profile needs at least one group.')
-    return [normalize_group(g) for g in groups]
+    groups = [normalize_group(g) for g in groups]
+    if sum(arq_counts(groups)) > MAX_ARQS_PER_PROFILE:
+        raise _invalid('A device profile may ask for at most %d '
+                       'accelerators.' % MAX_ARQS_PER_PROFILE)
+    return groups
 
 
 def arq_count(group: dict) -> int:

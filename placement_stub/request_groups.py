@@ -8,6 +8,7 @@ import dataclasses
 import re
 
 from placement_stub import microversion as mv
+from placement_stub.schemas import common
 
 RESOURCE_RE = re.compile(r'^[A-Z0-9_]+$')
 NUMERIC_SUFFIX_RE = re.compile(r'^[1-9][0-9]*$')
@@ -41,7 +42,12 @@ class RequestGroup:
 
 
 def parse_resources(value: str) -> dict:
-    """``"VCPU:1,MEMORY_MB:512"`` -> ``{"VCPU": 1, "MEMORY_MB": 512}``."""
+    """``"VCPU:1,MEMORY_MB:512"`` -> ``{"VCPU": 1, "MEMORY_MB": 512}``.
+
+    An amount above ``MAX_INT`` is refused like a malformed one: no
+    allocation can hold it, and the database compares amounts as 32-bit
+    integers.
+    """
     result = {}
     for item in value.split(','):
         name, _, amount = item.strip().partition(':')
@@ -49,7 +55,8 @@ def parse_resources(value: str) -> dict:
             amount = int(amount)
         except ValueError:
             amount = 0
-        if not RESOURCE_RE.match(name) or amount < 1 or name in result:
+        if (not RESOURCE_RE.match(name) or not 1 <= amount <= common.MAX_INT
+                or name in result):
             raise QueryError(
                 'Badly formed resources parameter. Expected resources query '
                 'string parameter in form: ?resources=VCPU:2,MEMORY_MB:1024. '

@@ -3,7 +3,8 @@
 POST_ATTRIBUTE_SCHEMA_V2_0 = {
     'type': 'object',
     'properties': {
-        'deployable_id': {'type': 'integer', 'minimum': 1},
+        'deployable_id': {'type': 'integer', 'minimum': 1,
+                          'maximum': 2 ** 31 - 1},
         'key': {'type': 'string', 'minLength': 1, 'maxLength': 255},
         'value': {'type': 'string', 'maxLength': 255},
     },

@@ -110,6 +110,25 @@ def test_wrong_types_are_400(admin, service, seeded, method, path, body):
 
 
 @pytest.mark.parametrize('method,path,body', [
+    # Ids are 32-bit integers (PostgreSQL refuses to compare with more).
+    ('POST', '/attributes', {'deployable_id': 2 ** 31, 'key': 'k',
+                             'value': 'v'}),
+    ('GET', '/attributes?deployable_id=%d' % 2 ** 31, None),
+    ('GET', '/attributes?deployable_id=-99999999999', None),
+    # A profile asks for at most MAX_ARQS_PER_PROFILE accelerators: each
+    # is a row when Nova creates the ARQs.
+    ('POST', '/device_profiles', [{'name': 'huge', 'groups': [
+        {'resources:FPGA': '99999999999'}]}]),
+    ('POST', '/device_profiles', [{'name': 'many', 'groups': [
+        {'resources:FPGA': '100'}, {'resources:GPU': '29'}]}]),
+])
+def test_out_of_range_numbers_are_400(admin, seeded, method, path, body):
+    before = _snapshot(admin)
+    _assert_client_error(admin.request(method, path, json=body), 400)
+    assert _snapshot(admin) == before
+
+
+@pytest.mark.parametrize('method,path,body', [
     ('POST', '/device_profiles', [{'name': 'x', 'groups': [
         {'resources:FPGA': '1'}], 'id': 5}]),
     ('POST', '/device_profiles', [{'name': 'x', 'groups': [

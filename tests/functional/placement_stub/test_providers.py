@@ -118,6 +118,11 @@ def test_bad_input_is_400(client):
                              {'name': 'a', 'uuid': 'nope'}), 400)
     assert client.call('PATCH', '/resource_providers').status_int == 405
     assert_error(client.call('GET', '/nowhere'), 404)
+    # Beyond a 32-bit integer: a 400, not the database's out-of-range
+    # error (PostgreSQL through psycopg 3 compares it as INTEGER).
+    for path in ('/resource_providers', '/allocation_candidates'):
+        assert_error(client.call('GET', path + '?resources=VCPU:99999999999'),
+                     400, 'placement.query.bad_value')
 
 
 def test_resource_classes(client):

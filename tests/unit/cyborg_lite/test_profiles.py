@@ -32,6 +32,17 @@ def test_no_groups():
         profiles.normalize_groups([])
 
 
+def test_arqs_per_profile_are_bounded():
+    most = profiles.MAX_ARQS_PER_PROFILE
+    profiles.normalize_groups([{'resources:FPGA': str(most - 2)},
+                               {'resources:FPGA': '1',
+                                'trait:CUSTOM_FPGA_XILINX': 'required'}])
+    with pytest.raises(exception.Invalid):
+        profiles.normalize_groups([{'resources:FPGA': str(most - 1)},
+                                   {'resources:FPGA': '1',
+                                    'trait:CUSTOM_FPGA_XILINX': 'required'}])
+
+
 @pytest.mark.parametrize('group, count', [
     ({'resources:FPGA': '1'}, 1),
     ({'resources:FPGA': '2', 'resources:CUSTOM_Y': '1'}, 3),

@@ -9,7 +9,9 @@ from placement_stub import request_groups as rg
 def test_parse_resources():
     assert rg.parse_resources('VCPU:1,MEMORY_MB:512') == {
         'VCPU': 1, 'MEMORY_MB': 512}
-    for bad in ('VCPU', 'VCPU:0', 'vcpu:1', 'VCPU:1,VCPU:2', 'VCPU:x'):
+    assert rg.parse_resources('VCPU:2147483647') == {'VCPU': 2147483647}
+    for bad in ('VCPU', 'VCPU:0', 'vcpu:1', 'VCPU:1,VCPU:2', 'VCPU:x',
+                'VCPU:2147483648'):
         with pytest.raises(rg.QueryError):
             rg.parse_resources(bad)
 

@@ -118,10 +118,16 @@ class AttributesController(rest.RestController):
             filters['key'] = base.query('key')
         if base.query('deployable_id') is not None:
             try:
-                filters['deployable_id'] = int(base.query('deployable_id'))
+                deployable_id = int(base.query('deployable_id'))
             except ValueError:
-                raise exception.Invalid(reason='deployable_id must be an '
-                                               'integer.')
+                deployable_id = None
+            # Ids are 32-bit integers: out of that range PostgreSQL
+            # would refuse the comparison itself.
+            if deployable_id is None or not (
+                    -2 ** 31 <= deployable_id < 2 ** 31):
+                raise exception.Invalid(reason='deployable_id must be a '
+                                               '32-bit integer.')
+            filters['deployable_id'] = deployable_id
         items = pecan.request.conductor.attribute_list(ctx, filters)
         url = base.base_url()
         return {'attributes': [views.attribute(url, a) for a in items]}
