@@ -8,6 +8,7 @@ holds up a bind; a connection error or 5xx is retried
 ``[nova]`` names neither an ``endpoint_override`` nor an ``auth_type``.
 """
 
+import collections
 import logging
 import queue
 import threading
@@ -22,6 +23,7 @@ LOG = logging.getLogger(__name__)
 
 EVENT_NAME = 'accelerator-request-bound'
 MICROVERSION = '2.82'
+SENT_KEPT = 256
 
 
 def build_events(arqs):
@@ -52,7 +54,9 @@ class NovaNotifier:
                             conf.nova.auth_type)
         self._queue = queue.Queue()
         self._thread = None
-        self.sent = []          # (events, status) of every POST, for tests
+        # (events, status) of the latest POSTs, for tests and debugging;
+        # bounded, as a conductor sends events for as long as it runs.
+        self.sent = collections.deque(maxlen=SENT_KEPT)
         if self.enabled:
             self._adapter = _adapter(conf)
 
