@@ -65,27 +65,11 @@ def _current_state(conn, uuid, project_id):
     return state
 
 
-# The ARQ, its profile, and whether ARQs other than the batch being bound
-# are bound to the instance: one statement.
-_ARQ_FOR_BIND = (
-    sa.select(ARQS.c.state, ARQS.c.device_profile_group_id,
-              ARQS.c.created_at, db_api.PROFILES.c.profile_json,
-              db_api.PROFILES.c.name,
-              sa.select(sa.literal(1)).where(
-                  ARQS.c.instance_uuid == sa.bindparam('instance_uuid'),
-                  ARQS.c.uuid.not_in(sa.bindparam('batch', expanding=True)))
-              .exists().label('other'))
-    .join(db_api.PROFILES,
-          ARQS.c.device_profile_id == db_api.PROFILES.c.id)
-    .where(ARQS.c.uuid == sa.bindparam('uuid')))
-
-_ARQ_FOR_BIND_IN_PROJECT = _ARQ_FOR_BIND.where(
-    ARQS.c.project_id == sa.bindparam('project_id'))
-
 # The deployable and up to _CANDIDATES of its free handles: one row with
 # NULL handle columns when it has none free, no row when it is unknown.
 _DEPLOYABLE_AND_FREE_HANDLES = (
-    sa.select(DEPLOYABLES.c.id, DEPLOYABLES.c.name,
+    sa.select(DEPLOYABLES.c.id.label('deployable_id'),
+              DEPLOYABLES.c.name.label('deployable_name'),
               DEPLOYABLES.c.driver_name, DEPLOYABLES.c.bitstream_id,
               HANDLES.c.id.label('handle_id'),
               HANDLES.c.uuid.label('handle_uuid'), HANDLES.c.attach_type,
@@ -94,7 +78,33 @@ _DEPLOYABLE_AND_FREE_HANDLES = (
         HANDLES.c.deployable_id == DEPLOYABLES.c.id,
         HANDLES.c.in_use.is_(False))))
     .where(DEPLOYABLES.c.rp_uuid == sa.bindparam('rp_uuid'))
-    .order_by(HANDLES.c.id).limit(_CANDIDATES))
+    .order_by(HANDLES.c.id).limit(_CANDIDATES)
+    .subquery('candidates'))
+
+# In one round trip: the ARQ, its profile, whether ARQs other than the
+# batch being bound are bound to the instance, and the candidates above,
+# one row per candidate. No row: the ARQ is unknown; NULL deployable
+# columns: the deployable is.
+_ARQ_AND_CANDIDATES = (
+    sa.select(ARQS.c.state, ARQS.c.device_profile_group_id,
+              ARQS.c.created_at, db_api.PROFILES.c.profile_json,
+              db_api.PROFILES.c.name,
+              sa.select(sa.literal(1)).where(
+                  ARQS.c.instance_uuid == sa.bindparam('instance_uuid'),
+                  ARQS.c.uuid.not_in(sa.bindparam('batch', expanding=True)))
+              .exists().label('other'),
+              _DEPLOYABLE_AND_FREE_HANDLES)
+    # The candidates are joined before the profile: SQLAlchemy's MySQL
+    # compiler links a join's two sides only, so joined the other way
+    # round, its FROM linter would warn of a cartesian product.
+    .select_from(ARQS.outerjoin(_DEPLOYABLE_AND_FREE_HANDLES, sa.true())
+                 .join(db_api.PROFILES,
+                       ARQS.c.device_profile_id == db_api.PROFILES.c.id))
+    .where(ARQS.c.uuid == sa.bindparam('uuid'))
+    .order_by(_DEPLOYABLE_AND_FREE_HANDLES.c.handle_id))
+
+_ARQ_AND_CANDIDATES_IN_PROJECT = _ARQ_AND_CANDIDATES.where(
+    ARQS.c.project_id == sa.bindparam('project_id'))
 
 _TAKE_HANDLE = (sa.update(HANDLES)
                 .where(HANDLES.c.id == sa.bindparam('handle_id'),
@@ -125,24 +135,28 @@ def _take_free_handle(conn, rows):
     return None
 
 
-def _arq_for_bind(conn, uuid, project_id, instance_uuid, batch):
-    """The ARQ's row and its profile group; raises if another ARQ than
-    ``batch`` is bound to ``instance_uuid``."""
-    params = {'uuid': uuid, 'instance_uuid': instance_uuid,
-              'batch': list(batch)}
-    query = _ARQ_FOR_BIND
+def _arq_and_candidates(conn, uuid, project_id, fields, batch):
+    """The ARQ's rows (one per free handle candidate) and its profile
+    group; raises if the ARQ is unknown, if another ARQ than ``batch`` is
+    bound to the instance, or if the deployable is unknown."""
+    params = {'uuid': uuid, 'instance_uuid': fields['instance_uuid'],
+              'batch': list(batch), 'rp_uuid': fields['device_rp_uuid']}
+    query = _ARQ_AND_CANDIDATES
     if project_id is not None:
-        query = _ARQ_FOR_BIND_IN_PROJECT
+        query = _ARQ_AND_CANDIDATES_IN_PROJECT
         params['project_id'] = project_id
-    row = conn.execute(query, params).first()
-    if row is None:
+    rows = conn.execute(query, params).all()
+    if not rows:
         raise exception.ARQNotFound(uuid=uuid)
+    row = rows[0]
     if row.other:
-        raise exception.InstanceAlreadyBound(instance=instance_uuid)
+        raise exception.InstanceAlreadyBound(instance=fields['instance_uuid'])
+    if row.deployable_id is None:
+        raise exception.DeployableNotFound(ident=fields['device_rp_uuid'])
     groups = json.loads(row.profile_json)['groups']
     group = (groups[row.device_profile_group_id]
              if 0 <= row.device_profile_group_id < len(groups) else {})
-    return row, group
+    return rows, group
 
 
 @engine.retry_on_conflict(attempts=20)
@@ -161,24 +175,20 @@ def bind(db, uuid, fields, scope_project, batch=()):
     :func:`fail_bind`. Returns a :class:`BindResult`.
     """
     with db.write_connection() as conn:
-        row, group = _arq_for_bind(conn, uuid, scope_project,
-                                   fields['instance_uuid'],
-                                   set(batch) | {uuid})
-        rows = conn.execute(_DEPLOYABLE_AND_FREE_HANDLES,
-                            {'rp_uuid': fields['device_rp_uuid']}).all()
-        if not rows:
-            raise exception.DeployableNotFound(ident=fields['device_rp_uuid'])
-        dep = rows[0]
+        rows, group = _arq_and_candidates(conn, uuid, scope_project, fields,
+                                          set(batch) | {uuid})
+        row = rows[0]
         handle = _take_free_handle(conn, rows)
         if handle is None:
-            raise exception.NoFreeAttachHandle(deployable=dep.name)
+            raise exception.NoFreeAttachHandle(deployable=row.deployable_name)
         bitstream = profiles.bitstream_id(group)
         finish = (handle.attach_type != 'MDEV' and
-                  (bitstream is None or dep.bitstream_id == bitstream))
+                  (bitstream is None or row.bitstream_id == bitstream))
         target = states.BOUND if finish else states.BIND_STARTED
         now = timeutils.utcnow()
         values = dict(fields, attach_handle_id=handle.handle_id,
-                      deployable_id=dep.id, state=target, updated_at=now)
+                      deployable_id=row.deployable_id, state=target,
+                      updated_at=now)
         moved = conn.execute(_START_BIND, dict(
             {'new_' + name: values[name] for name in _BIND_FIELDS},
             arq_uuid=uuid)).rowcount
@@ -196,9 +206,9 @@ def bind(db, uuid, fields, scope_project, batch=()):
         **fields)
     return BindResult(
         previous_state=row.state, finished=finish, bitstream_id=bitstream,
-        deployable={'id': dep.id, 'name': dep.name,
-                    'driver_name': dep.driver_name,
-                    'bitstream_id': dep.bitstream_id},
+        deployable={'id': row.deployable_id, 'name': row.deployable_name,
+                    'driver_name': row.driver_name,
+                    'bitstream_id': row.bitstream_id},
         handle=db_api.handle_dict(handle.handle_id, handle),
         arq=db_api.arq_to_dict(arq))
 
