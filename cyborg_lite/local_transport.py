@@ -26,8 +26,18 @@ from oslo_serialization import jsonutils
 
 TRANSPORT_URL = 'cyborg-local://'
 
-# Notified after every delivery; listeners wait on it when idle.
-_delivered = threading.Condition()
+# The idle listeners of each topic, woken by a delivery on it. A
+# delivery wakes only its topic's listeners: the all-in-one has one
+# listener per simulated host besides the conductor's.
+_listeners_lock = threading.Lock()
+_listeners_by_topic: dict[str, set] = {}
+
+
+def _wake_listeners(topic):
+    with _listeners_lock:
+        listeners = list(_listeners_by_topic.get(topic, ()))
+    for listener in listeners:
+        listener.wake()
 
 
 def _copy(payload):
@@ -36,10 +46,9 @@ def _copy(payload):
 
 
 class _Exchange(impl_fake.FakeExchange):
-    def deliver_message(self, *args, **kwargs):
-        super().deliver_message(*args, **kwargs)
-        with _delivered:
-            _delivered.notify_all()
+    def deliver_message(self, topic, *args, **kwargs):
+        super().deliver_message(topic, *args, **kwargs)
+        _wake_listeners(topic)
 
 
 class _ExchangeManager(impl_fake.FakeExchangeManager):
@@ -50,8 +59,11 @@ class _ExchangeManager(impl_fake.FakeExchangeManager):
 
     def get_exchange(self, name):
         name = name or self._default_exchange
-        with self._exchanges_lock:
-            return self._exchanges.setdefault(name, _Exchange(name))
+        exchange = self._exchanges.get(name)
+        if exchange is None:
+            with self._exchanges_lock:
+                exchange = self._exchanges.setdefault(name, _Exchange(name))
+        return exchange
 
 
 class _IncomingMessage(impl_fake.FakeIncomingMessage):
@@ -66,32 +78,52 @@ class _IncomingMessage(impl_fake.FakeIncomingMessage):
 
 
 class _Listener(impl_fake.FakeListener):
-    """Waits for a delivery instead of sleeping between polls."""
+    """Waits for a delivery on its topics instead of sleeping between
+    polls."""
+
+    def __init__(self, exchange_manager, targets, pool=None):
+        super().__init__(exchange_manager, targets, pool)
+        self._delivered = threading.Event()
+        self._topics = {target.topic for target in targets}
+        with _listeners_lock:
+            for topic in self._topics:
+                _listeners_by_topic.setdefault(topic, set()).add(self)
+
+    def wake(self):
+        self._delivered.set()
 
     @base.batch_poll_helper
     def poll(self, timeout=None):
         deadline = None if timeout is None else time.monotonic() + timeout
-        with _delivered:
-            while not self._stopped.is_set():
-                for target in self._targets:
-                    exchange = self._exchange_manager.get_exchange(
-                        target.exchange)
-                    ctxt, message, reply_q, requeue = exchange.poll(
-                        target, self._pool)
-                    if message is not None:
-                        return _IncomingMessage(ctxt, message, reply_q,
-                                                requeue)
-                remaining = (None if deadline is None
-                             else deadline - time.monotonic())
-                if remaining is not None and remaining <= 0:
-                    return None
-                _delivered.wait(remaining)
+        while not self._stopped.is_set():
+            # Cleared before looking, so that a delivery made after the
+            # look still ends the wait below.
+            self._delivered.clear()
+            for target in self._targets:
+                exchange = self._exchange_manager.get_exchange(
+                    target.exchange)
+                ctxt, message, reply_q, requeue = exchange.poll(
+                    target, self._pool)
+                if message is not None:
+                    return _IncomingMessage(ctxt, message, reply_q, requeue)
+            remaining = (None if deadline is None
+                         else deadline - time.monotonic())
+            if remaining is not None and remaining <= 0:
+                return None
+            self._delivered.wait(remaining)
         return None
 
     def stop(self):
+        """Stop polling for good (a restarted server makes a new
+        listener)."""
         super().stop()
-        with _delivered:
-            _delivered.notify_all()
+        with _listeners_lock:
+            for topic in self._topics:
+                listeners = _listeners_by_topic.get(topic, set())
+                listeners.discard(self)
+                if not listeners:
+                    _listeners_by_topic.pop(topic, None)
+        self._delivered.set()
 
 
 class LocalDriver(impl_fake.FakeDriver):
