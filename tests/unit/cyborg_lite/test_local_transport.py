@@ -86,3 +86,36 @@ def test_call_without_a_server_times_out(server):
     lonely = rpc.get_client(transport, 'nobody-listens', '1.0', timeout=0.2)
     with pytest.raises(oslo_messaging.MessagingTimeout):
         lonely.call({}, 'echo', value=1)
+
+
+class CountingEndpoint(Endpoint):
+    def __init__(self):
+        super().__init__()
+        self.calls = 0
+
+    def echo(self, ctxt, value):
+        self.calls += 1
+        return value
+
+
+def test_a_delivery_wakes_only_the_listeners_of_its_topic(server):
+    client, _, transport = server
+    other = CountingEndpoint()
+    other_server = rpc.get_server(transport, 'local-other', 'host2', [other])
+    other_server.start()
+    try:
+        other_client = rpc.get_client(transport, 'local-other', '1.0',
+                                      timeout=5)
+        assert other_client.call({}, 'echo', value=1) == 1
+        (listener,) = local_transport._listeners_by_topic['local-other']
+        listener._delivered.clear()
+        for value in range(20):
+            assert client.call({}, 'echo', value=value) == value
+        assert not listener._delivered.is_set()
+        assert other_client.call({}, 'echo', value=2) == 2
+        assert other.calls == 2
+    finally:
+        other_server.stop()
+        other_server.wait()
+    # A stopped listener is forgotten.
+    assert 'local-other' not in local_transport._listeners_by_topic
