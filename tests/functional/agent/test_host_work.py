@@ -8,11 +8,8 @@ type ``nvidia-223`` enabled. The kernel behind that tree is emulated with
 records the external events it receives.
 """
 
-import http.server
-import json
 import os
 import stat
-import threading
 import time
 import uuid
 
@@ -23,38 +20,17 @@ from cyborg_lite import allinone_hosts
 from cyborg_lite.agent import service as agent_service
 from cyborg_lite.db import models
 from tests.fixtures import cyborg_api
+from tests.fixtures import nova_events
 from tests.fixtures import sysfs_tree
 
 GPU = '0000:af:00.0'
 VGPU_TYPE = 'nvidia-223'
 
 
-class RecordingNova(http.server.BaseHTTPRequestHandler):
-    events = []
-
-    def do_POST(self):
-        body = json.loads(self.rfile.read(int(self.headers['Content-Length'])))
-        RecordingNova.events.extend(body['events'])
-        answer = json.dumps({'events': [dict(e, code=200)
-                                        for e in body['events']]}).encode()
-        self.send_response(200)
-        self.send_header('Content-Type', 'application/json')
-        self.send_header('Content-Length', str(len(answer)))
-        self.end_headers()
-        self.wfile.write(answer)
-
-    def log_message(self, *args):
-        pass
-
-
 @pytest.fixture(scope='module')
 def nova():
-    server = http.server.ThreadingHTTPServer(('127.0.0.1', 0), RecordingNova)
-    thread = threading.Thread(target=server.serve_forever, daemon=True)
-    thread.start()
-    yield 'http://127.0.0.1:%d' % server.server_address[1]
-    server.shutdown()
-    server.server_close()
+    with nova_events.RecordingNova() as server:
+        yield server
 
 
 @pytest.fixture(scope='module')
@@ -65,7 +41,7 @@ def tree(tmp_path_factory):
 @pytest.fixture(scope='module')
 def stack(tmp_path_factory, nova, tree):
     overrides = {('nova', 'auth_type'): 'none',
-                 ('nova', 'endpoint_override'): nova,
+                 ('nova', 'endpoint_override'): nova.url,
                  ('agent', 'bitstream_dir'): str(
                      tmp_path_factory.mktemp('bitstreams'))}
     gpu_host = {('agent', 'enabled_drivers'): ['nvidia_gpu'],
@@ -128,10 +104,10 @@ def _wait_resolved(service, arq, timeout=20):
         time.sleep(0.05)
 
 
-def _events_for(arq, timeout=10):
+def _events_for(nova, arq, timeout=10):
     deadline = time.monotonic() + timeout
     while time.monotonic() < deadline:
-        found = [e for e in RecordingNova.events if e['tag'] == arq]
+        found = [e for e in nova.events if e['tag'] == arq]
         if found:
             return found
         time.sleep(0.05)
@@ -155,7 +131,7 @@ def _type_file(tree, name):
         return f.read().strip()
 
 
-def test_vgpu_bind_creates_and_removes_the_mdev(stack, service, tree):
+def test_vgpu_bind_creates_and_removes_the_mdev(stack, nova, service, tree):
     dep = _deployable(stack, 1, 'VGPU')
     assert dep['num_accelerators'] == 8
     arq = _arq(service, [{'resources:VGPU': '1'}])
@@ -170,7 +146,7 @@ def test_vgpu_bind_creates_and_removes_the_mdev(stack, service, tree):
     assert _type_file(tree, 'create') == handle
     mdev = sysfs_tree.kernel_create_mdev(tree, GPU, VGPU_TYPE)
     assert mdev == handle
-    assert _events_for(arq)[0]['status'] == 'completed'
+    assert _events_for(nova, arq)[0]['status'] == 'completed'
     # The created mdev still counts: the inventory does not change.
     assert _agent(stack, 1).report() == {'changed': False}
 
@@ -214,7 +190,7 @@ def _fpga_bind(stack, service):
     return dep, arq, bitstream
 
 
-def test_fpga_program_success(stack, service, program_with):
+def test_fpga_program_success(stack, nova, service, program_with):
     program_with('sleep 0.5; exit 0')
     dep, arq, bitstream = _fpga_bind(stack, service)
     assert _show(service, arq)['state'] == 'BindStarted'
@@ -223,29 +199,29 @@ def test_fpga_program_success(stack, service, program_with):
     assert shown['attach_handle_type'] == 'PCI'
     deployable = service.get('/deployables/%s' % dep['uuid']).json()
     assert deployable['bitstream_id'] == bitstream
-    assert [e['status'] for e in _events_for(arq)] == ['completed']
+    assert [e['status'] for e in _events_for(nova, arq)] == ['completed']
     service.delete('/accelerator_requests?arqs=%s' % arq)
 
 
-def test_fpga_program_failure(stack, service, program_with):
+def test_fpga_program_failure(stack, nova, service, program_with):
     program_with('echo "bad bitstream" >&2; exit 3')
     dep, arq, _ = _fpga_bind(stack, service)
     shown = _wait_resolved(service, arq)
     assert shown['state'] == 'BindFailed'
     assert shown['attach_handle_uuid'] is None
     assert _handles_in_use(stack, dep) == 0
-    assert [e['status'] for e in _events_for(arq)] == ['failed']
+    assert [e['status'] for e in _events_for(nova, arq)] == ['failed']
     service.delete('/accelerator_requests?arqs=%s' % arq)
 
 
-def test_fpga_program_timeout(stack, service, program_with):
+def test_fpga_program_timeout(stack, nova, service, program_with):
     program_with('sleep 30', timeout=1)
     dep, arq, _ = _fpga_bind(stack, service)
     assert _show(service, arq)['state'] == 'BindStarted'
     shown = _wait_resolved(service, arq)
     assert shown['state'] == 'BindFailed'
     assert _handles_in_use(stack, dep) == 0
-    assert [e['status'] for e in _events_for(arq)] == ['failed']
+    assert [e['status'] for e in _events_for(nova, arq)] == ['failed']
     service.delete('/accelerator_requests?arqs=%s' % arq)
 
 
