@@ -7,6 +7,7 @@ from placement_stub.db import models
 from placement_stub.db import providers
 from placement_stub.db import resource_classes
 from placement_stub import exception
+from placement_stub.schemas import common
 
 INV = models.Inventory
 ALLOC = models.Allocation
@@ -14,7 +15,7 @@ RC = models.ResourceClass
 
 FIELDS = ('total', 'reserved', 'min_unit', 'max_unit', 'step_size',
           'allocation_ratio')
-MAX_INT = 2147483647
+MAX_INT = common.MAX_INT
 DEFAULTS = {'reserved': 0, 'min_unit': 1, 'max_unit': MAX_INT,
             'step_size': 1, 'allocation_ratio': 1.0}
 

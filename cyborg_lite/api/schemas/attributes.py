@@ -1,10 +1,13 @@
 """Request bodies of /v2/attributes and /v2/deployables/{uuid}/program."""
 
+# Deployable ids are 32-bit integers in the database.
+DEPLOYABLE_ID_MAX = 2 ** 31 - 1
+
 POST_ATTRIBUTE_SCHEMA_V2_0 = {
     'type': 'object',
     'properties': {
         'deployable_id': {'type': 'integer', 'minimum': 1,
-                          'maximum': 2 ** 31 - 1},
+                          'maximum': DEPLOYABLE_ID_MAX},
         'key': {'type': 'string', 'minLength': 1, 'maxLength': 255},
         'value': {'type': 'string', 'maxLength': 255},
     },

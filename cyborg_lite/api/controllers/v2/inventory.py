@@ -124,7 +124,8 @@ class AttributesController(rest.RestController):
             # Ids are 32-bit integers: out of that range PostgreSQL
             # would refuse the comparison itself.
             if deployable_id is None or not (
-                    -2 ** 31 <= deployable_id < 2 ** 31):
+                    -schemas.DEPLOYABLE_ID_MAX - 1 <= deployable_id
+                    <= schemas.DEPLOYABLE_ID_MAX):
                 raise exception.Invalid(reason='deployable_id must be a '
                                                '32-bit integer.')
             filters['deployable_id'] = deployable_id
