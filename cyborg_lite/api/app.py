@@ -35,6 +35,7 @@ from cyborg_lite import rpc
 from cyborg_lite.api import auth
 from cyborg_lite.api import errors
 from cyborg_lite.api import hooks
+from cyborg_lite.api import request
 from cyborg_lite.api import signatures
 from cyborg_lite.conductor import rpcapi
 
@@ -49,6 +50,7 @@ def build_pecan_app(conf, conductor):
                                   policies.get_enforcer(conf))],
         force_canonical=False,
         guess_content_type_from_ext=False,
+        request_cls=request.Request,
         debug=False)
 
 

@@ -69,6 +69,9 @@ def status_and_message(exc: Exception) -> tuple[int, str]:
         return 500, exc.message
     if isinstance(exc, webob.exc.HTTPException):
         return exc.code, exc.explanation or exc.title
+    if isinstance(exc, UnicodeDecodeError):
+        # WebOb decoding a query string, path or form that is not UTF-8.
+        return 400, 'The request is not valid UTF-8.'
     if isinstance(exc, oslo_messaging.RemoteError):
         return _remote_status(exc)
     if isinstance(exc, UNAVAILABLE):

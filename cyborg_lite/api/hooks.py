@@ -6,7 +6,6 @@ the requested version and sets the version headers on every /v2 response,
 errors included.
 """
 
-import json
 
 import pecan
 import webob.exc
@@ -30,13 +29,14 @@ class ServicesHook(hooks.PecanHook):
     def on_route(self, state):
         # Pecan decodes a JSON body while routing (to merge an object's
         # keys into the controller's arguments) and lets a RecursionError
-        # from a deeply nested one escape as a 500: refuse it first.
+        # from a deeply nested one escape as a 500: refuse it first. The
+        # request keeps what it decoded for routing and validation.
         request = state.request
         if request.content_type in ('application/json',
                                     'application/javascript') and \
                 request.body:
             try:
-                json.loads(request.body)
+                _ = request.json
             except RecursionError:
                 raise exception.Invalid(reason='Malformed JSON body: '
                                                'nested too deeply.')

@@ -1,6 +1,5 @@
 """Request body and parameter validation."""
 
-import json
 
 import jsonschema
 from oslo_utils import uuidutils
@@ -20,7 +19,7 @@ def json_body(request):
     if not request.body:
         raise exception.Invalid(reason='The request has no JSON body.')
     try:
-        return json.loads(request.body)
+        return request.json
     except (ValueError, UnicodeDecodeError) as exc:
         raise exception.Invalid(reason='Malformed JSON body: %s' % exc)
     except RecursionError:

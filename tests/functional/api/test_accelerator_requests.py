@@ -502,6 +502,28 @@ def test_delete_by_arqs_with_a_missing_one_deletes_nothing(admin, profile):
     assert _show(admin, arq['uuid']) == arq
 
 
+def test_bind_and_delete_answer_clients_that_accept_only_json(
+        service, stack, fpga, profile):
+    """Nova's and the SDK's HTTP sessions send ``Accept:
+    application/json`` on every request, also on those whose answer has
+    no body."""
+    json_only = {'Accept': 'application/json'}
+    arq = helpers.create_arqs(service, profile)[0]
+    inst = helpers.new_uuid()
+    resp = service.patch('/accelerator_requests', headers=json_only,
+                         json=cyborg_api.bind_patch(
+                             [arq['uuid']], stack.aio.hostnames[0],
+                             fpga['rp_uuid'], inst))
+    assert resp.status_code == 202, resp.text
+    assert resp.content == b''
+    _assert_bound(_show(service, arq['uuid']), stack, fpga, inst)
+    resp = service.delete('/accelerator_requests?instance=' + inst,
+                          headers=json_only)
+    helpers.assert_no_content(resp)
+    helpers.assert_error(service.get('/accelerator_requests/' + arq['uuid']),
+                         404)
+
+
 def test_delete_by_path(admin, profile):
     arq = helpers.create_arqs(admin, profile)[0]
     helpers.assert_no_content(

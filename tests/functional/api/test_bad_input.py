@@ -209,6 +209,21 @@ def test_injection_strings_in_paths_and_queries(admin, service, seeded,
     assert _snapshot(admin) == before
 
 
+@pytest.mark.parametrize('method,url', [
+    ('GET', '/accelerator_requests?instance=%ff'),
+    ('GET', '/devices?type=%C3%28'),
+    ('GET', '/device_profiles?name=%80abc'),
+    ('DELETE', '/accelerator_requests?arqs=%fe%ff'),
+    ('GET', '/deployables/%ff'),
+    ('DELETE', '/attributes/%c0%af')])
+def test_bytes_that_are_not_utf8_in_urls_are_400(admin, service, seeded,
+                                                  method, url):
+    before = _snapshot(admin)
+    resp = service.request(method, url)
+    assert 'UTF-8' in _assert_client_error(resp, 400)
+    assert _snapshot(admin) == before
+
+
 @pytest.mark.parametrize('name', ['ünïcødé', 'имя', '名前', 'emoji-😀'])
 def test_unicode_names(admin, seeded, name):
     """Profile names allow only [a-zA-Z0-9-_]; other names are refused

@@ -219,9 +219,11 @@ def test_show_by_name_needs_2_2(admin, v22, stack):
 
 # --- delete -----------------------------------------------------------
 
-def test_delete_by_uuid(admin):
+@pytest.mark.parametrize('accept', [{}, {'Accept': 'application/json'}])
+def test_delete_by_uuid(admin, accept):
     dp = helpers.create_profile(admin, [FPGA_GROUP])
-    helpers.assert_no_content(admin.delete('/device_profiles/' + dp['uuid']))
+    helpers.assert_no_content(admin.delete('/device_profiles/' + dp['uuid'],
+                                           headers=accept))
     helpers.assert_error(admin.get('/device_profiles/' + dp['uuid']), 404)
     helpers.assert_error(admin.delete('/device_profiles/' + dp['uuid']), 404)
 

@@ -99,7 +99,7 @@ class AcceleratorRequestsController(rest.RestController):
         url = base.base_url()
         return {'arqs': [views.arq(url, a) for a in arqs]}
 
-    @pecan.expose()
+    @base.expose_no_body
     def patch(self, *args, **kwargs):
         ctx = base.authorize('cyborg:arq:update')
         body = validation.validate(validation.json_body(pecan.request),
@@ -122,7 +122,7 @@ class AcceleratorRequestsController(rest.RestController):
         pecan.response.content_type = None
         return ''
 
-    @pecan.expose()
+    @base.expose_no_body
     def delete(self, uuid=None, **kwargs):
         ctx = base.authorize('cyborg:arq:delete')
         arqs, instance = base.query('arqs'), base.query('instance')

@@ -6,6 +6,15 @@ from cyborg_lite import policies
 from cyborg_lite.api import views
 
 
+def expose_no_body(handler):
+    """Expose a handler that answers with no body (202, 204, an empty
+    200), whether the client accepts JSON or anything else: Pecan
+    refuses with 406 an ``Accept`` that a bare ``expose()`` does not
+    list, and clients send ``Accept: application/json``."""
+    return pecan.expose(content_type='text/html')(
+        pecan.expose(content_type='application/json')(handler))
+
+
 def authorize(rule):
     """Check a policy rule for the current caller; returns its context."""
     ctx = pecan.request.ctx

@@ -56,7 +56,7 @@ class DeviceProfilesController(rest.RestController):
         base.set_status(201)
         return views.device_profile(base.base_url(), dp)
 
-    @pecan.expose()
+    @base.expose_no_body
     def delete(self, ident=None, **kwargs):
         ctx = base.authorize('cyborg:device_profile:delete')
         if ident is None:

@@ -63,12 +63,12 @@ class DevicesController(rest.RestController):
         pecan.request.conductor.device_set_status(ctx, uuid, status)
         return base.empty_ok()
 
-    @pecan.expose()
+    @base.expose_no_body
     def enable(self, uuid, **kwargs):
         return self._set_status(uuid, 'cyborg:device:enable',
                                 model.DeviceStatus.ENABLED.value)
 
-    @pecan.expose()
+    @base.expose_no_body
     def disable(self, uuid, **kwargs):
         return self._set_status(uuid, 'cyborg:device:disable',
                                 model.DeviceStatus.MAINTAINING.value)
@@ -149,7 +149,7 @@ class AttributesController(rest.RestController):
         base.set_status(201)
         return views.attribute(base.base_url(), attr)
 
-    @pecan.expose()
+    @base.expose_no_body
     def delete(self, uuid=None, **kwargs):
         if uuid is None:
             pecan.abort(405, headers={'Allow': 'GET, POST'})
