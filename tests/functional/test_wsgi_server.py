@@ -130,12 +130,68 @@ def test_a_bad_content_length_is_a_400(server):
         assert _closed_by_server(sock)
 
 
+def test_headers_reach_the_app_as_wsgi_variables():
+    seen = {}
+
+    def show(environ, start_response):
+        seen.update(environ)
+        start_response('204 No Content', [('Content-Length', '0')])
+        return [b'']
+
+    srv = WSGIServer(show).start()
+    try:
+        sock = _connect(srv)
+        with sock:
+            sock.sendall(b'POST //v2/x?a=1&b=%20 HTTP/1.1\r\n'
+                         b'Host: localhost\r\n'
+                         b'Content-Type: application/json\r\n'
+                         b'X-Auth-Token:\tsecret \r\n'
+                         b'OpenStack-API-Version: accelerator 2.3\r\n'
+                         b'X-Twice: one\r\nX-Twice: two\r\n'
+                         b'X-Empty:\r\n'
+                         b'Content-Length: 2\r\n\r\n{}')
+            resp = http.client.HTTPResponse(sock, method='POST')
+            resp.begin()
+            assert resp.status == 204
+        assert seen['REQUEST_METHOD'] == 'POST'
+        assert seen['PATH_INFO'] == '/v2/x'
+        assert seen['QUERY_STRING'] == 'a=1&b=%20'
+        assert seen['SERVER_PROTOCOL'] == 'HTTP/1.1'
+        assert seen['CONTENT_TYPE'] == 'application/json'
+        assert seen['CONTENT_LENGTH'] == '2'
+        assert seen['HTTP_X_AUTH_TOKEN'] == 'secret'
+        assert seen['HTTP_OPENSTACK_API_VERSION'] == 'accelerator 2.3'
+        assert seen['HTTP_X_TWICE'] == 'one,two'
+        assert seen['HTTP_X_EMPTY'] == ''
+    finally:
+        srv.stop()
+
+
+def test_expect_100_continue_is_answered_before_the_body(server):
+    sock = _connect(server)
+    with sock:
+        sock.sendall(b'POST /echo HTTP/1.1\r\nHost: localhost\r\n'
+                     b'Expect: 100-continue\r\nContent-Length: 4\r\n\r\n')
+        assert sock.recv(1024).startswith(b'HTTP/1.1 100 ')
+        sock.sendall(b'body')
+        resp = http.client.HTTPResponse(sock, method='POST')
+        resp.begin()
+        assert (resp.status, resp.read()) == (200, b'body')
+
+
 @pytest.mark.parametrize('raw, status', [
     (b'POST /echo HTTP/1.1\r\nHost: localhost\r\n'
      b'Content-Length: nope\r\n\r\n', 400),
     (b'GET /echo HTTP/1.1 extra\r\n\r\n', 400),
     (b'GET /echo HTTP/9.9\r\n\r\n', 505),
     (b'GET /' + b'a' * 70000 + b' HTTP/1.1\r\n\r\n', 414),
+    (b'GET /echo\r\n\r\n', 400),
+    (b'GET /echo HTTP/1.x\r\n\r\n', 400),
+    (b'GET /echo HTTP/1.1\r\nNo-Colon-Here\r\n\r\n', 400),
+    (b'GET /echo HTTP/1.1\r\nHost : localhost\r\n\r\n', 400),
+    (b'GET /echo HTTP/1.1\r\nX-A: 1\r\n  folded\r\n\r\n', 400),
+    (b'GET /echo HTTP/1.1\r\nX-Long: ' + b'a' * 70000 + b'\r\n\r\n', 431),
+    (b'GET /echo HTTP/1.1\r\n' + b'X-Many: 1\r\n' * 101 + b'\r\n', 431),
 ])
 def test_errors_the_server_sends_use_the_apps_envelope(raw, status):
     srv = WSGIServer(app, error_body=errors.envelope).start()
