@@ -20,7 +20,7 @@ in the app's own error format; without it, http.server's HTML page.
 
 The request line and headers are parsed here rather than by http.server,
 whose header parser is the email package's: general enough for MIME
-documents, and a third of this server's time per request. The limits are
+documents, and a fifth of this server's CPU per request. The limits are
 http.client's: lines of 64 KiB, 100 header fields.
 """
 
