@@ -6,7 +6,6 @@ the requested version and sets the version headers on every /v2 response,
 errors included.
 """
 
-
 import pecan
 import webob.exc
 from pecan import hooks

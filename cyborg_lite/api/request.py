@@ -2,8 +2,8 @@
 
 Pecan's own ``Request`` wraps every attribute access in a Python-level
 ``__getattribute__`` (to turn a ``UnicodeDecodeError`` into a 400), and
-WebOb reads an attribute a few hundred times per request: that guard was
-a sixth of the API's own CPU. This class goes without it;
+WebOb reads an attribute a few hundred times per request. This class
+goes without it;
 :func:`cyborg_lite.api.errors.status_and_message` maps a
 ``UnicodeDecodeError`` to 400 instead, wherever it is raised.
 

@@ -1,6 +1,5 @@
 """Request body and parameter validation."""
 
-
 import jsonschema
 from oslo_utils import uuidutils
 
