@@ -13,10 +13,10 @@ reads about as many trees as it returns, whatever the size of the fleet.
 import sqlalchemy as sa
 
 from placement_stub.db import api
-from placement_stub.db import inventories
 from placement_stub.db import models
 from placement_stub.db import resource_classes
 from placement_stub.db import traits as traits_db
+from placement_stub.schemas import common
 from placement_stub import exception
 
 INV = models.Inventory
@@ -39,8 +39,8 @@ T_T = models.Trait.__table__
 # Bounds of a slice of root ids: (lo, hi]. Provider ids are 32-bit
 # integers, and the bounds must be too: psycopg 3 sends them as INTEGER
 # parameters, which PostgreSQL refuses out of that range.
-NO_LOWER_BOUND = -inventories.MAX_INT - 1
-NO_UPPER_BOUND = inventories.MAX_INT
+NO_LOWER_BOUND = -common.MAX_INT - 1
+NO_UPPER_BOUND = common.MAX_INT
 
 
 def _usage_subquery(rc_id):

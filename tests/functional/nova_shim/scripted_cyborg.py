@@ -12,8 +12,9 @@ whenever the real API can produce it.
 import dataclasses
 import http.server
 import json
-import threading
 from urllib import parse
+
+from tests.fixtures import loopback_http
 
 
 @dataclasses.dataclass
@@ -37,10 +38,10 @@ class _Handler(http.server.BaseHTTPRequestHandler):
         url = parse.urlsplit(self.path)
         length = int(self.headers.get('Content-Length') or 0)
         raw = self.rfile.read(length) if length else b''
-        self.server.requests.append(Recorded(
+        self.server.peer.requests.append(Recorded(
             self.command, url.path, parse.parse_qs(url.query),
             dict(self.headers), json.loads(raw) if raw else None))
-        status, body = self.server.routes.get(
+        status, body = self.server.peer.routes.get(
             (self.command, url.path),
             (404, error_body(404, 'The resource could not be found.')))
         payload = json.dumps(body).encode() if body is not None else b''
@@ -57,34 +58,17 @@ class _Handler(http.server.BaseHTTPRequestHandler):
         pass
 
 
-class ScriptedCyborg:
+class ScriptedCyborg(loopback_http.LoopbackHTTPServer):
     """Serve ``routes[(method, path)] = (status, body)`` on a free port."""
 
+    handler = _Handler
+    poll_interval = 0.02
+
     def __init__(self) -> None:
-        self._server = http.server.ThreadingHTTPServer(('127.0.0.1', 0),
-                                                       _Handler)
-        self._server.routes = {}
-        self._server.requests = []
-        self._thread = threading.Thread(target=self._server.serve_forever,
-                                        kwargs={'poll_interval': 0.02},
-                                        daemon=True)
+        super().__init__()
+        self.routes: dict = {}
+        self.requests: list[Recorded] = []
 
     @property
     def endpoint(self) -> str:
-        return 'http://127.0.0.1:%d/v2' % self._server.server_port
-
-    @property
-    def routes(self) -> dict:
-        return self._server.routes
-
-    @property
-    def requests(self) -> list[Recorded]:
-        return self._server.requests
-
-    def start(self) -> 'ScriptedCyborg':
-        self._thread.start()
-        return self
-
-    def stop(self) -> None:
-        self._server.shutdown()
-        self._server.server_close()
+        return 'http://127.0.0.1:%d/v2' % self.port
