@@ -90,10 +90,12 @@ def provider_allocations(ctx, rp_id: int) -> dict:
     return result
 
 
-def _touched_providers(ctx, consumer_uuid):
-    return set(ctx.session.execute(
-        sa.select(ALLOC.resource_provider_id)
-        .where(ALLOC.consumer_id == consumer_uuid)).scalars())
+def _touched_providers(ctx, consumer_uuid) -> dict:
+    """``{rp_id: generation}`` of the providers the consumer uses now."""
+    return dict(ctx.session.execute(
+        sa.select(RP.id, RP.generation).distinct()
+        .join(ALLOC, ALLOC.resource_provider_id == RP.id)
+        .where(ALLOC.consumer_id == consumer_uuid)).all())
 
 
 def _check_consumer_generation(consumer, expected):
@@ -187,12 +189,18 @@ def replace_allocations(ctx, requests, check_generation=True) -> None:
     rc_ids = resource_classes.ids_by_name(
         ctx, {rc for req in requests for res in req['allocations'].values()
               for rc in res})
-    touched, pairs, requested = set(), set(), {}
+    # The generations to compare-and-swap are read before the capacity
+    # check: a rival that commits after they were read makes the swap
+    # fail, so the write runs again and counts the rival's allocations.
+    generations = {rp['id']: rp['generation'] for rp in rp_by_uuid.values()}
+    pairs, requested = set(), {}
     for req in requests:
         consumer = get_consumer(ctx, req['consumer_uuid'])
         if check_generation:
             _check_consumer_generation(consumer, req['consumer_generation'])
-        touched |= _touched_providers(ctx, req['consumer_uuid'])
+        for rp_id, generation in _touched_providers(
+                ctx, req['consumer_uuid']).items():
+            generations.setdefault(rp_id, generation)
         ctx.session.execute(sa.delete(ALLOC).where(
             ALLOC.consumer_id == req['consumer_uuid']))
         if not any(req['allocations'].values()):
@@ -207,13 +215,14 @@ def replace_allocations(ctx, requests, check_generation=True) -> None:
     rp_by_id = {rp['id']: rp for rp in rp_by_uuid.values()}
     _check_capacity(ctx, pairs, rp_by_id,
                     {v: k for k, v in rc_ids.items()}, requested)
-    _bump_all(ctx, touched | {rp_id for rp_id, _ in pairs})
+    _bump_all(ctx, generations)
 
 
-def _bump_all(ctx, rp_ids):
-    for rp_id in sorted(rp_ids):
-        generation = ctx.session.execute(
-            sa.select(RP.generation).where(RP.id == rp_id)).scalar()
+def _bump_all(ctx, generations: dict) -> None:
+    """Compare-and-swap each ``{rp_id: generation}`` read earlier in this
+    transaction; re-reading a generation here would miss a rival's
+    commit between the capacity check and the swap."""
+    for rp_id, generation in sorted(generations.items()):
         try:
             providers.bump_generation(ctx, {'id': rp_id}, generation)
         except exception.ConcurrentUpdate as exc:
