@@ -8,7 +8,8 @@ It starts the system under test itself (the all-in-one in its own
 process, or the production topology: gunicorn API with 2 workers,
 conductors, an agent, RabbitMQ, PostgreSQL), drives the ARQ lifecycle as
 Nova does at each concurrency, and reports throughput, p50/p95/p99 per
-step and per lifecycle, errors and the peak RSS of every server process,
+step and per lifecycle, errors, the CPU each process group spent per
+lifecycle (:mod:`benchmarks.cpu`), the peak RSS of every server process,
 and the machine's floor that day (:mod:`benchmarks.floor`).
 """
 
@@ -25,6 +26,7 @@ import time
 import psutil
 import requests
 
+from benchmarks import cpu
 from benchmarks import floor
 from benchmarks import lifecycle
 from cyborg_lite import local_transport
@@ -81,6 +83,11 @@ class AllInOneProcess:
     def server_pids(self):
         return {'allinone': self.proc.pid}
 
+    def cpu_groups(self):
+        """See :class:`benchmarks.cpu.CpuMeter`."""
+        return {'all-in-one': ([self.proc.pid], False),
+                'benchmark client': ([os.getpid()], False)}
+
     def stop(self):
         self.proc.terminate()
         self.proc.wait(timeout=30)
@@ -124,11 +131,14 @@ def bench_lifecycle(args):
                'runs': []}
     try:
         hostname, rp_uuid = _setup(system.url, args.live_arqs)
-        results['floor'] = floor.measure(system.url, system.transport_url)
+        groups = system.cpu_groups()
+        results['floor'] = floor.measure(
+            system.url, system.transport_url,
+            groups.get('api') or groups.get('all-in-one'))
         for concurrency in args.concurrency:
             results['runs'].append(lifecycle.run(
                 system.url, 'bench-fpga', hostname, rp_uuid, concurrency,
-                args.duration))
+                args.duration, meter=cpu.CpuMeter(groups)))
     finally:
         results['peak_rss_mb'] = sampler.stop()
         system.stop()

@@ -16,7 +16,10 @@ different days comparable (a shared virtual machine varies by 10 to
   lifecycle uses.
 
 Each gives p50 and p95 in ms and the CPU this process spent per call
-(for the in-process transport, that is both ends of the call).
+(for the in-process transport, that is both ends of the call); across
+processes, also the CPU per call of the server (``server_cpu_ms``: the
+echo server, or the API's processes) and of RabbitMQ
+(``broker_cpu_ms``), where this user can see them.
 """
 
 import os
@@ -24,11 +27,13 @@ import subprocess
 import sys
 import threading
 import time
+import urllib.parse
 import uuid
 
 import oslo_messaging
 import requests
 
+from benchmarks import cpu
 from cyborg_lite import conf as cl_conf
 from cyborg_lite import local_transport
 from cyborg_lite import rpc
@@ -53,21 +58,30 @@ def _server(transport, topic):
     return rpc.get_server(transport, topic, 'floor', [_Echo()])
 
 
-def _measure(call, calls=CALLS):
+def _measure(call, calls=CALLS, others=None):
+    """Latencies and CPU per call of ``call``; ``others`` are process
+    groups of :class:`benchmarks.cpu.CpuMeter` whose CPU per call is
+    reported too, as ``<group>_cpu_ms``."""
     for _ in range(WARMUP):
         call()
     latencies = []
-    cpu = time.process_time()
+    meter = cpu.CpuMeter(others or {})
+    meter.start()
+    spent = time.process_time()
     for _ in range(calls):
         started = time.perf_counter()
         call()
         latencies.append(time.perf_counter() - started)
-    cpu = time.process_time() - cpu
+    spent = time.process_time() - spent
+    others_spent = meter.stop()['spent']
     latencies.sort()
-    return {'calls': calls,
-            'p50_ms': round(1000 * latencies[calls // 2], 2),
-            'p95_ms': round(1000 * latencies[int(calls * 0.95)], 2),
-            'client_cpu_ms': round(1000 * cpu / calls, 2)}
+    result = {'calls': calls,
+              'p50_ms': round(1000 * latencies[calls // 2], 2),
+              'p95_ms': round(1000 * latencies[int(calls * 0.95)], 2),
+              'client_cpu_ms': round(1000 * spent / calls, 2)}
+    for name, value in others_spent.items():
+        result[name + '_cpu_ms'] = round(1000 * value / calls, 2)
+    return result
 
 
 def rpc_call(transport_url):
@@ -87,7 +101,15 @@ def rpc_call(transport_url):
             raise RuntimeError('the echo server did not start')
     try:
         client = rpc.get_client(transport, topic, '1.0', timeout=30)
-        result = _measure(lambda: client.call({}, 'echo', value={'a': 1}))
+        others = {}
+        if child is not None:
+            others['server'] = ([child.pid], False)
+            broker = cpu.listener_pid(urllib.parse.urlsplit(
+                transport_url).port)
+            if broker:
+                others['broker'] = ([broker], False)
+        result = _measure(lambda: client.call({}, 'echo', value={'a': 1}),
+                          others=others)
     finally:
         if child is None:
             server.stop()
@@ -101,8 +123,9 @@ def rpc_call(transport_url):
     return result
 
 
-def http_get(base_url):
-    """The floor of one HTTP request to the API: ``GET /``."""
+def http_get(base_url, server=None):
+    """The floor of one HTTP request to the API: ``GET /``; ``server``,
+    the API's process group (``(pids, children)``), for its CPU."""
     session = requests.Session()
     session.trust_env = False
     url = base_url + '/'
@@ -110,12 +133,12 @@ def http_get(base_url):
     def get():
         session.get(url).raise_for_status()
 
-    return _measure(get)
+    return _measure(get, others={'server': server} if server else None)
 
 
-def measure(base_url, transport_url):
+def measure(base_url, transport_url, api_server=None):
     return {'rpc_call': rpc_call(transport_url),
-            'http_get': http_get(base_url)}
+            'http_get': http_get(base_url, api_server)}
 
 
 def _serve(transport_url, topic):

@@ -14,6 +14,8 @@ import uuid
 
 import requests
 
+from benchmarks import cpu
+
 SERVICE_HEADERS = {'X-Service-Roles': 'service',
                    'X-Project-Id': 'bench', 'X-User-Id': 'bench',
                    'X-Roles': 'member,reader'}
@@ -92,10 +94,25 @@ class Lifecycle:
         timings['lifecycle'].append(t4 - t0)
 
 
+def _meter_window(meter, start_at, stop_at):
+    """A thread (not started) that opens ``meter``'s window at
+    ``start_at`` and closes it at ``stop_at`` (``time.perf_counter()``
+    values)."""
+    def window():
+        time.sleep(max(0.0, start_at - time.perf_counter()))
+        meter.start()
+        time.sleep(max(0.0, stop_at - time.perf_counter()))
+        meter.stop()
+
+    return threading.Thread(target=window, daemon=True)
+
+
 def run(base_url, profile, hostname, rp_uuid, concurrency, duration,
-        warmup=0.5):
+        warmup=0.5, meter=None):
     """Run lifecycles from ``concurrency`` threads for ``duration``
-    seconds (after a warm-up); returns throughput, latencies, errors."""
+    seconds (after a warm-up); returns throughput, latencies, errors,
+    and with a :class:`benchmarks.cpu.CpuMeter`, the CPU each of its
+    groups spent per lifecycle over the measured window."""
     timings = {name: [] for name in STEPS + ('lifecycle',)}
     errors = []
     lock = threading.Lock()
@@ -118,14 +135,20 @@ def run(base_url, profile, hostname, rp_uuid, concurrency, duration,
                 timings[name].extend(values)
 
     threads = [threading.Thread(target=worker) for _ in range(concurrency)]
+    if meter is not None:
+        threads.append(_meter_window(meter, start_at, stop_at))
     for t in threads:
         t.start()
     for t in threads:
         t.join()
     done = len(timings['lifecycle'])
-    return {'concurrency': concurrency, 'seconds': duration,
-            'lifecycles': done,
-            'throughput_per_s': round(done / duration, 1),
-            'errors': len(errors), 'first_errors': errors[:3],
-            'steps_ms': {name: summarize(values)
-                         for name, values in timings.items()}}
+    result = {'concurrency': concurrency, 'seconds': duration,
+              'lifecycles': done,
+              'throughput_per_s': round(done / duration, 1),
+              'errors': len(errors), 'first_errors': errors[:3],
+              'steps_ms': {name: summarize(values)
+                           for name, values in timings.items()}}
+    if meter is not None:
+        result['cpu_ms_per_lifecycle'] = cpu.per_lifecycle(meter.result,
+                                                           done)
+    return result

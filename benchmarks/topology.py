@@ -13,10 +13,13 @@ import os
 import shutil
 import subprocess
 import tempfile
+import urllib.parse
 import uuid
 
 import psutil
+import sqlalchemy as sa
 
+from benchmarks import cpu
 from tests.fixtures import databases
 from tests.fixtures import processes
 
@@ -93,10 +96,10 @@ class Topology:
             proc.wait_for_line(r'listening on topic', timeout=60)
             self.servers.append(proc)
         conf = self._config(HOST, db_url, rabbit_url, suffix)
-        agent = self.group.start('agent', processes.script(
+        self.agent = self.group.start('agent', processes.script(
             'cyborg-lite-agent') + ['--config-file', conf],
             log_file=os.path.join(self.tmp, HOST + '.log'))
-        agent.wait_for_line(r'Agent \S+ started', timeout=90)
+        self.agent.wait_for_line(r'Agent \S+ started', timeout=90)
         self.api.wait_for_http(self.url + '/healthcheck')
         return self
 
@@ -108,7 +111,29 @@ class Topology:
         workers = psutil.Process(self.api.pid).children()
         for n, worker in enumerate(workers):
             pids['api-worker-%d' % n] = worker.pid
+        pids['agent'] = self.agent.pid
         return pids
+
+    def cpu_groups(self):
+        """The process groups of :class:`benchmarks.cpu.CpuMeter`: the
+        gunicorn API (master and workers), the conductors, the agent,
+        RabbitMQ and PostgreSQL (its postmaster and backends; both found
+        by the port they listen on, when this user may see them) and
+        the benchmark itself, whose threads are the HTTP clients."""
+        groups = {
+            'api': ([self.api.pid], True),
+            'conductors': ([p.pid for p in self.servers], False),
+            'agent': ([self.agent.pid], False),
+            'benchmark client': ([os.getpid()], False)}
+        rabbit = cpu.listener_pid(urllib.parse.urlsplit(
+            self.transport_url).port)
+        postgres = cpu.listener_pid(sa.engine.make_url(
+            os.environ[databases.PG_ENV]).port)
+        if rabbit:
+            groups['rabbitmq'] = ([rabbit], False)
+        if postgres:
+            groups['postgresql'] = ([postgres], True)
+        return groups
 
     def stop(self):
         self.group.stop_all()
