@@ -67,6 +67,11 @@ def _current_state(conn, uuid, project_id):
 
 # The deployable and up to _CANDIDATES of its free handles: one row with
 # NULL handle columns when it has none free, no row when it is unknown.
+# Any free handles will do, so there is no ORDER BY: the database stops
+# at the first few that the (deployable_id, in_use, id) index yields, in
+# id order in practice, instead of reading and sorting every free handle
+# of the deployable (a planner cannot take an order from the inner side
+# of the outer join).
 _DEPLOYABLE_AND_FREE_HANDLES = (
     sa.select(DEPLOYABLES.c.id.label('deployable_id'),
               DEPLOYABLES.c.name.label('deployable_name'),
@@ -78,7 +83,7 @@ _DEPLOYABLE_AND_FREE_HANDLES = (
         HANDLES.c.deployable_id == DEPLOYABLES.c.id,
         HANDLES.c.in_use.is_(False))))
     .where(DEPLOYABLES.c.rp_uuid == sa.bindparam('rp_uuid'))
-    .order_by(HANDLES.c.id).limit(_CANDIDATES)
+    .limit(_CANDIDATES)
     .subquery('candidates'))
 
 # In one round trip: the ARQ, its profile, whether ARQs other than the

@@ -110,8 +110,9 @@ class Attribute(Base):
 class AttachHandle(Base):
     __tablename__ = 'attach_handles'
     __table_args__ = (
-        sa.Index('attach_handles_deployable_id_in_use_idx',
-                 'deployable_id', 'in_use'),
+        # A bind reads a deployable's first free handles in id order.
+        sa.Index('attach_handles_deployable_id_in_use_id_idx',
+                 'deployable_id', 'in_use', 'id'),
     )
 
     id = sa.Column(sa.Integer, primary_key=True)
