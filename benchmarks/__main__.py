@@ -76,6 +76,7 @@ class AllInOneProcess:
             stdout=subprocess.PIPE, text=True)
         line = self.proc.stdout.readline()
         if not line.startswith('URL '):
+            self.stop()
             raise RuntimeError('server did not start: %r' % line)
         self.url = line.split()[1]
         return self

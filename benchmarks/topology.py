@@ -71,6 +71,15 @@ class Topology:
                               'handles': self.handles}])}})
 
     def start(self):
+        """Start every process; a start that fails stops what it had
+        started before it raises."""
+        try:
+            return self._start()
+        except BaseException:
+            self.stop()
+            raise
+
+    def _start(self):
         rabbit_url = self.transport_url = ensure_servers()
         self._db = databases.pg_database()
         db_url = self._db.__enter__()
