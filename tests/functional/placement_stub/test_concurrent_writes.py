@@ -38,6 +38,52 @@ def test_concurrent_writers_all_succeed():
     assert len(providers) == 80
 
 
+CLAIM_HEADERS = {'OpenStack-API-Version': 'placement 1.36'}
+
+
+def _provider_with_fpgas(http, endpoint, name, total):
+    """A new provider with ``total`` FPGA; its uuid."""
+    rp = http.post(endpoint + '/resource_providers',
+                   json={'name': name, 'uuid': str(uuid.uuid4())},
+                   headers=CLAIM_HEADERS).json()
+    resp = http.put(
+        endpoint + '/resource_providers/%s/inventories' % rp['uuid'],
+        headers=CLAIM_HEADERS, json={
+            'resource_provider_generation': rp['generation'],
+            'inventories': {'FPGA': {'total': total}}})
+    assert resp.status_code == 200, resp.text
+    return rp['uuid']
+
+
+def _claim_at_once(endpoint, rp_uuid, consumers, sessions):
+    """Each consumer claims one FPGA of the provider, all released at
+    once from threads; the responses, in consumer order."""
+    barrier = threading.Barrier(len(consumers))
+    results = [None] * len(consumers)
+
+    def claim(n):
+        barrier.wait()
+        results[n] = sessions[n].put(
+            endpoint + '/allocations/' + consumers[n],
+            headers=CLAIM_HEADERS, json={
+                'allocations': {rp_uuid: {'resources': {'FPGA': 1}}},
+                'consumer_generation': None,
+                'project_id': 'p', 'user_id': 'u'})
+
+    threads = [threading.Thread(target=claim, args=(n,))
+               for n in range(len(consumers))]
+    for t in threads:
+        t.start()
+    for t in threads:
+        t.join()
+    return results
+
+
+def _usages(http, endpoint, rp_uuid):
+    return http.get(endpoint + '/resource_providers/%s/usages' % rp_uuid,
+                    headers=CLAIM_HEADERS).json()['usages']
+
+
 def test_concurrent_claims_on_one_provider_all_land(db_url):
     """Consumers that claim the same provider at once, with room for all
     of them, all get 204: a clash on the provider generation, which no
@@ -45,37 +91,13 @@ def test_concurrent_claims_on_one_provider_all_land(db_url):
     consumers = 12
     with PlacementFixture(connection=db_url) as placement:
         http = requests.Session()
-        headers = {'OpenStack-API-Version': 'placement 1.36'}
-        rp = http.post(placement.endpoint + '/resource_providers',
-                       json={'name': 'shared', 'uuid': str(uuid.uuid4())},
-                       headers=headers).json()
-        resp = http.put(
-            placement.endpoint + '/resource_providers/%s/inventories'
-            % rp['uuid'], headers=headers, json={
-                'resource_provider_generation': rp['generation'],
-                'inventories': {'FPGA': {'total': consumers}}})
-        assert resp.status_code == 200, resp.text
-        barrier = threading.Barrier(consumers)
-
-        def claim(n):
-            session = requests.Session()
-            barrier.wait()
-            return session.put(
-                placement.endpoint + '/allocations/' + str(uuid.uuid4()),
-                headers=headers, json={
-                    'allocations': {rp['uuid']: {'resources': {'FPGA': 1}}},
-                    'consumer_generation': None,
-                    'project_id': 'p', 'user_id': 'u'})
-
-        results = []
-        threads = [threading.Thread(target=lambda n=n: results.append(
-            claim(n))) for n in range(consumers)]
-        for t in threads:
-            t.start()
-        for t in threads:
-            t.join()
-        usages = http.get(placement.endpoint + '/resource_providers/%s/usages'
-                          % rp['uuid'], headers=headers).json()['usages']
+        rp_uuid = _provider_with_fpgas(http, placement.endpoint, 'shared',
+                                       consumers)
+        results = _claim_at_once(
+            placement.endpoint, rp_uuid,
+            [str(uuid.uuid4()) for _ in range(consumers)],
+            [requests.Session() for _ in range(consumers)])
+        usages = _usages(http, placement.endpoint, rp_uuid)
     assert [r.status_code for r in results] == [204] * consumers, \
         [r.text for r in results if r.status_code != 204]
     assert usages == {'FPGA': consumers}
@@ -88,44 +110,16 @@ def test_concurrent_claims_never_exceed_capacity(db_url):
     before a rival committed must lose the generation compare-and-swap,
     even if it reads the provider's generation after the rival's commit."""
     capacity, claimants, rounds = 2, 6, 15
-    headers = {'OpenStack-API-Version': 'placement 1.36'}
     with PlacementFixture(connection=db_url) as placement:
         http = requests.Session()
-        rp = http.post(placement.endpoint + '/resource_providers',
-                       json={'name': 'scarce', 'uuid': str(uuid.uuid4())},
-                       headers=headers).json()
-        resp = http.put(
-            placement.endpoint + '/resource_providers/%s/inventories'
-            % rp['uuid'], headers=headers, json={
-                'resource_provider_generation': rp['generation'],
-                'inventories': {'FPGA': {'total': capacity}}})
-        assert resp.status_code == 200, resp.text
+        rp_uuid = _provider_with_fpgas(http, placement.endpoint, 'scarce',
+                                       capacity)
         sessions = [requests.Session() for _ in range(claimants)]
-
         for _ in range(rounds):
-            barrier = threading.Barrier(claimants)
             consumers = [str(uuid.uuid4()) for _ in range(claimants)]
-            codes = [None] * claimants
-
-            def claim(n, consumers=consumers, barrier=barrier, codes=codes):
-                barrier.wait()
-                codes[n] = sessions[n].put(
-                    placement.endpoint + '/allocations/' + consumers[n],
-                    headers=headers, json={
-                        'allocations': {
-                            rp['uuid']: {'resources': {'FPGA': 1}}},
-                        'consumer_generation': None,
-                        'project_id': 'p', 'user_id': 'u'}).status_code
-
-            threads = [threading.Thread(target=claim, args=(n,))
-                       for n in range(claimants)]
-            for t in threads:
-                t.start()
-            for t in threads:
-                t.join()
-            usages = http.get(
-                placement.endpoint + '/resource_providers/%s/usages'
-                % rp['uuid'], headers=headers).json()['usages']
+            codes = [r.status_code for r in _claim_at_once(
+                placement.endpoint, rp_uuid, consumers, sessions)]
+            usages = _usages(http, placement.endpoint, rp_uuid)
             assert usages == {'FPGA': capacity}, codes
             assert sorted(codes) == [204] * capacity + [409] * (
                 claimants - capacity)
@@ -133,4 +127,4 @@ def test_concurrent_claims_never_exceed_capacity(db_url):
                 if code == 204:
                     assert http.delete(
                         placement.endpoint + '/allocations/' + consumer,
-                        headers=headers).status_code == 204
+                        headers=CLAIM_HEADERS).status_code == 204
