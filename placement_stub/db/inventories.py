@@ -15,8 +15,7 @@ RC = models.ResourceClass
 
 FIELDS = ('total', 'reserved', 'min_unit', 'max_unit', 'step_size',
           'allocation_ratio')
-MAX_INT = common.MAX_INT
-DEFAULTS = {'reserved': 0, 'min_unit': 1, 'max_unit': MAX_INT,
+DEFAULTS = {'reserved': 0, 'min_unit': 1, 'max_unit': common.MAX_INT,
             'step_size': 1, 'allocation_ratio': 1.0}
 
 

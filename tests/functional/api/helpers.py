@@ -5,6 +5,11 @@ import uuid
 
 from tests.fixtures import cyborg_api
 
+# The Accept headers a body-less answer must satisfy: none, and the
+# ``application/json`` that Nova's and openstacksdk's sessions send on
+# every request.
+ACCEPTS = [{}, {'Accept': 'application/json'}]
+
 
 def fault(resp):
     """The decoded fault of an error response; asserts the envelope:

@@ -219,7 +219,7 @@ def test_show_by_name_needs_2_2(admin, v22, stack):
 
 # --- delete -----------------------------------------------------------
 
-@pytest.mark.parametrize('accept', [{}, {'Accept': 'application/json'}])
+@pytest.mark.parametrize('accept', helpers.ACCEPTS)
 def test_delete_by_uuid(admin, accept):
     dp = helpers.create_profile(admin, [FPGA_GROUP])
     helpers.assert_no_content(admin.delete('/device_profiles/' + dp['uuid'],

@@ -90,12 +90,7 @@ def test_device_status_only_at_2_3(admin, v23, stack):
         'status'] == 'enabled'
 
 
-# Clients such as openstacksdk send ``Accept: application/json`` also on
-# requests whose answer has no body.
-ACCEPTS = [{}, {'Accept': 'application/json'}]
-
-
-@pytest.mark.parametrize('accept', ACCEPTS)
+@pytest.mark.parametrize('accept', helpers.ACCEPTS)
 def test_device_disable_and_enable(admin, v23, stack, accept):
     dev = _devices(admin, '?type=FPGA&hostname=' + stack.aio.hostnames[1])[0]
     try:
@@ -222,7 +217,7 @@ def test_attributes_bad_deployable_id_is_400(admin):
                          'deployable_id')
 
 
-@pytest.mark.parametrize('accept', ACCEPTS)
+@pytest.mark.parametrize('accept', helpers.ACCEPTS)
 def test_attribute_create_and_delete(admin, accept):
     dep_id = _attributes(admin, '?key=rc')[0]['deployable_id']
     resp = admin.post('/attributes', json={'deployable_id': dep_id,
