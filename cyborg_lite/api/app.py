@@ -59,8 +59,9 @@ def setup_app(conf, transport=None, conductor=None):
     (or through a given ``conductor`` client)."""
     if conductor is None:
         transport = transport or rpc.get_transport(conf)
-        conductor = rpcapi.ConductorAPI(conf, transport,
-                                        timeout=conf.api.rpc_timeout)
+        conductor = rpcapi.ConductorAPI(
+            conf, transport, timeout=conf.api.rpc_timeout,
+            batch_size=conf.api.rpc_batch_size)
     app = build_pecan_app(conf, conductor)
     app = auth.wrap(app, conf)
     app = hooks.MicroversionMiddleware(app)

@@ -2,23 +2,51 @@
 the feature modules. The version history is in
 :mod:`cyborg_lite.conductor.rpcapi`."""
 
+import inspect
+
 import oslo_messaging
 
+from cyborg_lite import context
 from cyborg_lite import exception
+from cyborg_lite.conductor import batching
 from cyborg_lite.conductor import rpcapi
 from cyborg_lite.db import api as db_api
 from cyborg_lite.db import inventory
 
 _EXPECTED = (exception.CyborgLiteException,)
+_CONTEXTS = context.ContextSerializer()
 
 
 class ConductorManager:
     target = oslo_messaging.Target(version=rpcapi.RPC_API_VERSION)
 
-    def __init__(self, db, arqs, reports):
+    def __init__(self, db, arqs, reports, batch_pool):
         self._db = db
         self._arqs = arqs
         self._reports = reports
+        # Runs the calls of a call_batch side by side, so that a slow one
+        # (a vGPU bind waiting for its agent) holds no other back.
+        self._batch_pool = batch_pool
+
+    def call_batch(self, ctx, calls):
+        """Run several calls, each ``{method, context, kwargs}``, and
+        answer each with its result or error, in order (see
+        :mod:`cyborg_lite.conductor.batching`)."""
+        futures = [self._batch_pool.submit(self._run_batched, call)
+                   for call in calls[1:]]
+        first = self._run_batched(calls[0])
+        return [first] + [f.result() for f in futures]
+
+    def _run_batched(self, call):
+        method = call['method']
+        fn = getattr(self, method, None)
+        if method == 'call_batch' or method.startswith('_') or \
+                not inspect.ismethod(fn):
+            return {'error': {'class': 'UnsupportedVersion',
+                              'message': 'No batched method %r.' % method}}
+        return batching.outcome_of(
+            fn, _CONTEXTS.deserialize_context(call['context']),
+            **call['kwargs'])
 
     # device profiles
     @oslo_messaging.expected_exceptions(*_EXPECTED)

@@ -4,15 +4,19 @@ API version history:
 
 * 1.0 - Initial version: device profiles, ARQs (create, list, get, bind,
   unbind, delete), devices, deployables, attributes, report_devices.
+* 1.1 - call_batch: several calls, each with its own context, in one
+  message (see :mod:`cyborg_lite.conductor.batching`).
 
 Every call names the version it needs; payloads are plain dicts. A test
 keeps this class and :class:`cyborg_lite.conductor.manager.ConductorManager`
 in step.
 """
 
+from cyborg_lite import context
 from cyborg_lite import rpc
+from cyborg_lite.conductor import batching
 
-RPC_API_VERSION = '1.0'
+RPC_API_VERSION = '1.1'
 # Reconnection attempts of a send with a timeout (see ConductorAPI):
 # none, so that a lost broker is a 503 in bounded time.
 PUBLISH_RETRIES = 0
@@ -21,7 +25,7 @@ PUBLISH_RETRIES = 0
 class ConductorAPI:
     """Calls to the conductors; any of them may answer."""
 
-    def __init__(self, conf, transport, timeout=None):
+    def __init__(self, conf, transport, timeout=None, batch_size=1):
         self.topic = conf.conductor.topic
         self.client = rpc.get_client(transport, self.topic, RPC_API_VERSION,
                                      timeout=timeout)
@@ -32,10 +36,31 @@ class ConductorAPI:
         # MessageDeliveryFailure (503 at the API); the next call connects
         # again.
         self._retry = PUBLISH_RETRIES if timeout else None
+        # With batch_size > 1, calls that queue up in this process share
+        # messages (call_batch).
+        self._batcher = None
+        if batch_size > 1:
+            self._batcher = batching.CallBatcher(
+                self._send, self._send_batch, max_size=batch_size)
 
-    def _call(self, ctx, method, version='1.0', **kwargs):
+    def _call(self, ctx, method, **kwargs):
+        if self._batcher is not None:
+            return self._batcher.call(ctx, method, kwargs)
+        return self._send(ctx, method, kwargs)
+
+    def _send(self, ctx, method, kwargs, version='1.0'):
         return self.client.prepare(version=version, retry=self._retry).call(
             ctx, method, **kwargs)
+
+    def _send_batch(self, calls):
+        serialize = context.ContextSerializer().serialize_context
+        return self.call_batch(calls[0][0], [
+            {'method': method, 'context': serialize(ctx), 'kwargs': kwargs}
+            for ctx, method, kwargs in calls])
+
+    def call_batch(self, ctx, calls):
+        return self._send(ctx, 'call_batch', {'calls': calls},
+                          version='1.1')
 
     # device profiles
     def device_profile_create(self, ctx, profile):

@@ -9,6 +9,7 @@ Placement by a
 :class:`~cyborg_lite.conductor.placement_mirror.PlacementMirror`.
 """
 
+import concurrent.futures
 import logging
 import socket
 import threading
@@ -24,6 +25,10 @@ from cyborg_lite import rpc
 from cyborg_lite.db import engine
 
 LOG = logging.getLogger(__name__)
+
+# Threads that run the calls of call_batch messages beside the RPC
+# executor's thread, which runs each message's first call.
+BATCH_THREADS = 16
 
 
 class ConductorService:
@@ -42,8 +47,11 @@ class ConductorService:
         self.arqs = arqs.ArqService(
             conf, self.db, self.notifier, self.agents,
             on_purged=self.reports.deployables_purged)
+        self._batch_pool = concurrent.futures.ThreadPoolExecutor(
+            max_workers=BATCH_THREADS, thread_name_prefix='batched-call')
         self.manager = manager.ConductorManager(self.db, self.arqs,
-                                                self.reports)
+                                                self.reports,
+                                                self._batch_pool)
         self._server_name = server_name or conf.host or socket.getfqdn()
         self._server = None
         self._stop = threading.Event()
@@ -75,6 +83,7 @@ class ConductorService:
             self._server.stop()
             self._server.wait()
             self._server = None
+        self._batch_pool.shutdown(wait=False)
         if self._sweeper is not None:
             self._sweeper.join(timeout=5)
         self.notifier.stop()

@@ -48,6 +48,11 @@ OPTS = [
     cfg.IntOpt('rpc_timeout', default=30, min=1,
                help='Seconds the API waits for the conductor before it '
                     'answers 503.'),
+    cfg.IntOpt('rpc_batch_size', default=16, min=1,
+               help='Most calls to the conductor that this API process '
+                    'sends in one message when calls queue up behind '
+                    'one that waits for its reply; 1 sends every call '
+                    'on its own.'),
     cfg.IntOpt('max_request_body_size', default=114688, min=1024,
                help='Largest request body accepted, in bytes; larger '
                     'bodies get 413.'),
