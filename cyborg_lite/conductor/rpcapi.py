@@ -12,6 +12,9 @@ keeps this class and :class:`cyborg_lite.conductor.manager.ConductorManager`
 in step.
 """
 
+import kombu.exceptions
+import oslo_messaging
+
 from cyborg_lite import context
 from cyborg_lite import rpc
 from cyborg_lite.conductor import batching
@@ -49,8 +52,16 @@ class ConductorAPI:
         return self._send(ctx, method, kwargs)
 
     def _send(self, ctx, method, kwargs, version='1.0'):
-        return self.client.prepare(version=version, retry=self._retry).call(
-            ctx, method, **kwargs)
+        try:
+            return self.client.prepare(version=version,
+                                       retry=self._retry).call(
+                ctx, method, **kwargs)
+        except kombu.exceptions.OperationalError as exc:
+            # oslo.messaging lets kombu's error escape when its pool opens
+            # a new connection to a broker that is away and the call may
+            # not retry: a delivery failure like any other (503 at the
+            # API).
+            raise oslo_messaging.MessageDeliveryFailure(str(exc)) from exc
 
     def _send_batch(self, calls):
         serialize = context.ContextSerializer().serialize_context
