@@ -65,14 +65,17 @@ class AllInOneProcess:
 
     transport_url = local_transport.TRANSPORT_URL
 
-    def __init__(self, handles):
+    def __init__(self, handles, rpc_batch_size=None):
         self.state_dir = tempfile.mkdtemp(prefix='cyborg-lite-bench-')
         self.handles = handles
+        self.rpc_batch_size = rpc_batch_size
 
     def start(self):
         self.proc = subprocess.Popen(
             [sys.executable, '-m', 'benchmarks.allinone_server',
-             '--state-dir', self.state_dir, '--handles', str(self.handles)],
+             '--state-dir', self.state_dir, '--handles', str(self.handles)]
+            + (['--rpc-batch-size', str(self.rpc_batch_size)]
+               if self.rpc_batch_size else []),
             stdout=subprocess.PIPE, text=True)
         line = self.proc.stdout.readline()
         if not line.startswith('URL '):
@@ -115,11 +118,12 @@ def _setup(url, live_arqs):
 
 def _system(args):
     if args.topology == 'allinone':
-        return AllInOneProcess(args.handles), (
+        return AllInOneProcess(args.handles, args.rpc_batch_size), (
             'all-in-one (SQLite, in-process messaging)')
     from benchmarks import topology
     return (topology.Topology(conductors=args.conductors,
-                              handles=args.handles),
+                              handles=args.handles,
+                              rpc_batch_size=args.rpc_batch_size),
             'gunicorn API (2 workers), %d conductor(s), RabbitMQ, '
             'PostgreSQL' % args.conductors)
 
@@ -129,6 +133,7 @@ def bench_lifecycle(args):
     system.start()
     sampler = RssSampler(system.server_pids())
     results = {'system': description, 'live_arqs': args.live_arqs,
+               'rpc_batch_size': args.rpc_batch_size or 'default (16)',
                'runs': []}
     try:
         hostname, rp_uuid = _setup(system.url, args.live_arqs)
@@ -155,6 +160,9 @@ def parse_args(argv):
                         type=lambda v: [int(c) for c in v.split(',')])
     parser.add_argument('--duration', type=float, default=10.0)
     parser.add_argument('--handles', type=int, default=512)
+    parser.add_argument('--rpc-batch-size', type=int,
+                        help="the API's [api] rpc_batch_size (default: "
+                             "cyborg-lite's default)")
     parser.add_argument('--live-arqs', type=int, default=0,
                         help='ARQs of other instances in the table first')
     parser.add_argument('--report-hosts', default='10,100,1000',

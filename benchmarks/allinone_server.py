@@ -21,11 +21,14 @@ def main(argv=None):
     parser.add_argument('--handles', type=int, default=512)
     parser.add_argument('--port', type=int, default=0)
     parser.add_argument('--database')
+    parser.add_argument('--rpc-batch-size', type=int)
     args = parser.parse_args(argv)
     common.quiet_libraries()
     overrides = {('agent', 'fake_fpga_handles'): args.handles,
                  (None, 'log_file'): args.state_dir + '/cyborg-lite.log',
                  (None, 'use_stderr'): False}
+    if args.rpc_batch_size:
+        overrides[('api', 'rpc_batch_size')] = args.rpc_batch_size
     if args.database:
         overrides[('database', 'connection')] = args.database
     stack = allinone.AllInOne(args.state_dir, api_port=args.port,

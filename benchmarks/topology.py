@@ -44,12 +44,13 @@ def ensure_servers():
 
 class Topology:
     def __init__(self, conductors=1, handles=512, gunicorn_workers=2,
-                 gunicorn_threads=8):
+                 gunicorn_threads=8, rpc_batch_size=None):
         self.tmp = tempfile.mkdtemp(prefix='cyborg-lite-bench-')
         self.conductors = conductors
         self.handles = handles
         self.workers = gunicorn_workers
         self.threads = gunicorn_threads
+        self.rpc_batch_size = rpc_batch_size
         self.group = processes.ProcessGroup(self.tmp)
         self._db = None
 
@@ -61,7 +62,9 @@ class Topology:
                                                      name + '.log'),
                             'use_stderr': False},
                 'database': {'connection': db_url},
-                'api': {'auth_strategy': 'noauth'},
+                'api': dict({'auth_strategy': 'noauth'}, **(
+                    {'rpc_batch_size': self.rpc_batch_size}
+                    if self.rpc_batch_size else {})),
                 'conductor': {'topic': 'cyborg-lite-conductor-' + suffix},
                 'agent': {'topic': 'cyborg-lite-agent-' + suffix,
                           'enabled_drivers': ['fake'],
