@@ -32,6 +32,8 @@ class ConductorManager:
         """Run several calls, each ``{method, context, kwargs}``, and
         answer each with its result or error, in order (see
         :mod:`cyborg_lite.conductor.batching`)."""
+        if not calls:
+            return []
         futures = [self._batch_pool.submit(self._run_batched, call)
                    for call in calls[1:]]
         first = self._run_batched(calls[0])

@@ -114,6 +114,10 @@ def test_concurrent_callers_share_messages_and_keep_their_answers(stack):
     assert client.messages > 0
 
 
+def test_an_empty_batch_has_no_answers(stack):
+    assert _client(stack).call_batch(_member('project-a'), []) == []
+
+
 def test_a_batched_call_keeps_oslo_messaging_errors(stack):
     """An unexpected conductor error is a RemoteError, batched or not."""
     ctx = _member('project-a')
