@@ -30,6 +30,7 @@ from benchmarks import cpu
 from benchmarks import floor
 from benchmarks import lifecycle
 from cyborg_lite import local_transport
+from cyborg_lite.conf import api as api_conf
 
 ADMIN = {'X-Roles': 'admin', 'X-Project-Id': 'bench'}
 
@@ -65,7 +66,7 @@ class AllInOneProcess:
 
     transport_url = local_transport.TRANSPORT_URL
 
-    def __init__(self, handles, rpc_batch_size=None):
+    def __init__(self, handles, rpc_batch_size):
         self.state_dir = tempfile.mkdtemp(prefix='cyborg-lite-bench-')
         self.handles = handles
         self.rpc_batch_size = rpc_batch_size
@@ -74,8 +75,7 @@ class AllInOneProcess:
         self.proc = subprocess.Popen(
             [sys.executable, '-m', 'benchmarks.allinone_server',
              '--state-dir', self.state_dir, '--handles', str(self.handles)]
-            + (['--rpc-batch-size', str(self.rpc_batch_size)]
-               if self.rpc_batch_size else []),
+            + ['--rpc-batch-size', str(self.rpc_batch_size)],
             stdout=subprocess.PIPE, text=True)
         line = self.proc.stdout.readline()
         if not line.startswith('URL '):
@@ -133,7 +133,7 @@ def bench_lifecycle(args):
     system.start()
     sampler = RssSampler(system.server_pids())
     results = {'system': description, 'live_arqs': args.live_arqs,
-               'rpc_batch_size': args.rpc_batch_size or 'default (16)',
+               'rpc_batch_size': args.rpc_batch_size,
                'runs': []}
     try:
         hostname, rp_uuid = _setup(system.url, args.live_arqs)
@@ -161,8 +161,8 @@ def parse_args(argv):
     parser.add_argument('--duration', type=float, default=10.0)
     parser.add_argument('--handles', type=int, default=512)
     parser.add_argument('--rpc-batch-size', type=int,
-                        help="the API's [api] rpc_batch_size (default: "
-                             "cyborg-lite's default)")
+                        default=api_conf.default('rpc_batch_size'),
+                        help="the API's [api] rpc_batch_size")
     parser.add_argument('--live-arqs', type=int, default=0,
                         help='ARQs of other instances in the table first')
     parser.add_argument('--report-hosts', default='10,100,1000',

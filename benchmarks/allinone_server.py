@@ -13,6 +13,7 @@ import threading
 
 from cyborg_lite import allinone
 from cyborg_lite.cmd import common
+from cyborg_lite.conf import api as api_conf
 
 
 def main(argv=None):
@@ -21,14 +22,14 @@ def main(argv=None):
     parser.add_argument('--handles', type=int, default=512)
     parser.add_argument('--port', type=int, default=0)
     parser.add_argument('--database')
-    parser.add_argument('--rpc-batch-size', type=int)
+    parser.add_argument('--rpc-batch-size', type=int,
+                        default=api_conf.default('rpc_batch_size'))
     args = parser.parse_args(argv)
     common.quiet_libraries()
     overrides = {('agent', 'fake_fpga_handles'): args.handles,
+                 ('api', 'rpc_batch_size'): args.rpc_batch_size,
                  (None, 'log_file'): args.state_dir + '/cyborg-lite.log',
                  (None, 'use_stderr'): False}
-    if args.rpc_batch_size:
-        overrides[('api', 'rpc_batch_size')] = args.rpc_batch_size
     if args.database:
         overrides[('database', 'connection')] = args.database
     stack = allinone.AllInOne(args.state_dir, api_port=args.port,

@@ -20,6 +20,7 @@ import psutil
 import sqlalchemy as sa
 
 from benchmarks import cpu
+from cyborg_lite.conf import api as api_conf
 from tests.fixtures import databases
 from tests.fixtures import processes
 
@@ -44,7 +45,8 @@ def ensure_servers():
 
 class Topology:
     def __init__(self, conductors=1, handles=512, gunicorn_workers=2,
-                 gunicorn_threads=8, rpc_batch_size=None):
+                 gunicorn_threads=8,
+                 rpc_batch_size=api_conf.default('rpc_batch_size')):
         self.tmp = tempfile.mkdtemp(prefix='cyborg-lite-bench-')
         self.conductors = conductors
         self.handles = handles
@@ -62,9 +64,8 @@ class Topology:
                                                      name + '.log'),
                             'use_stderr': False},
                 'database': {'connection': db_url},
-                'api': dict({'auth_strategy': 'noauth'}, **(
-                    {'rpc_batch_size': self.rpc_batch_size}
-                    if self.rpc_batch_size else {})),
+                'api': {'auth_strategy': 'noauth',
+                        'rpc_batch_size': self.rpc_batch_size},
                 'conductor': {'topic': 'cyborg-lite-conductor-' + suffix},
                 'agent': {'topic': 'cyborg-lite-agent-' + suffix,
                           'enabled_drivers': ['fake'],

@@ -23,6 +23,7 @@ RPC_API_VERSION = '1.1'
 # Reconnection attempts of a send with a timeout (see ConductorAPI):
 # none, so that a lost broker is a 503 in bounded time.
 PUBLISH_RETRIES = 0
+_CONTEXTS = context.ContextSerializer()
 
 
 class ConductorAPI:
@@ -64,9 +65,9 @@ class ConductorAPI:
             raise oslo_messaging.MessageDeliveryFailure(str(exc)) from exc
 
     def _send_batch(self, calls):
-        serialize = context.ContextSerializer().serialize_context
         return self.call_batch(calls[0][0], [
-            {'method': method, 'context': serialize(ctx), 'kwargs': kwargs}
+            {'method': method, 'context': _CONTEXTS.serialize_context(ctx),
+             'kwargs': kwargs}
             for ctx, method, kwargs in calls])
 
     def call_batch(self, ctx, calls):

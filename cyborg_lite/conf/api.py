@@ -59,6 +59,11 @@ OPTS = [
 ]
 
 
+def default(name):
+    """The default of one ``[api]`` option."""
+    return next(opt.default for opt in OPTS if opt.name == name)
+
+
 def register_opts(conf):
     conf.register_opts(OPTS, group=GROUP)
 
