@@ -26,6 +26,7 @@ import time
 import psutil
 import requests
 
+import benchmarks
 from benchmarks import cpu
 from benchmarks import floor
 from benchmarks import lifecycle
@@ -123,9 +124,11 @@ def _system(args):
     from benchmarks import topology
     return (topology.Topology(conductors=args.conductors,
                               handles=args.handles,
-                              rpc_batch_size=args.rpc_batch_size),
-            'gunicorn API (2 workers), %d conductor(s), RabbitMQ, '
-            'PostgreSQL' % args.conductors)
+                              rpc_batch_size=args.rpc_batch_size,
+                              gunicorn_worker=args.gunicorn_worker),
+            'gunicorn API (2 workers, %s), %d conductor(s), RabbitMQ, '
+            'PostgreSQL' % (args.gunicorn_worker.rsplit('.', 1)[-1],
+                            args.conductors))
 
 
 def bench_lifecycle(args):
@@ -163,6 +166,10 @@ def parse_args(argv):
     parser.add_argument('--rpc-batch-size', type=int,
                         default=api_conf.default('rpc_batch_size'),
                         help="the API's [api] rpc_batch_size")
+    parser.add_argument('--gunicorn-worker',
+                        default=benchmarks.GUNICORN_WORKER,
+                        help="the API's gunicorn worker class "
+                             "(multiprocess topology), e.g. gthread")
     parser.add_argument('--live-arqs', type=int, default=0,
                         help='ARQs of other instances in the table first')
     parser.add_argument('--report-hosts', default='10,100,1000',

@@ -1,7 +1,8 @@
 """The production topology as a system under test.
 
 Separate processes, configured by files only: ``cyborg-lite-api`` under
-gunicorn (2 workers of 8 threads each), one or two
+gunicorn (2 workers of 8 threads each, cyborg-lite's worker class by
+default), one or two
 ``cyborg-lite-conductor``, one
 ``cyborg-lite-agent`` whose fake FPGA has enough handles, RabbitMQ and
 PostgreSQL (from ``tools/test-setup.sh``, started here when the
@@ -19,6 +20,7 @@ import uuid
 import psutil
 import sqlalchemy as sa
 
+import benchmarks
 from benchmarks import cpu
 from cyborg_lite.conf import api as api_conf
 from tests.fixtures import databases
@@ -46,12 +48,14 @@ def ensure_servers():
 class Topology:
     def __init__(self, conductors=1, handles=512, gunicorn_workers=2,
                  gunicorn_threads=8,
-                 rpc_batch_size=api_conf.default('rpc_batch_size')):
+                 rpc_batch_size=api_conf.default('rpc_batch_size'),
+                 gunicorn_worker=benchmarks.GUNICORN_WORKER):
         self.tmp = tempfile.mkdtemp(prefix='cyborg-lite-bench-')
         self.conductors = conductors
         self.handles = handles
         self.workers = gunicorn_workers
         self.threads = gunicorn_threads
+        self.worker_class = gunicorn_worker
         self.rpc_batch_size = rpc_batch_size
         self.group = processes.ProcessGroup(self.tmp)
         self._db = None
@@ -95,6 +99,7 @@ class Topology:
         self.url = 'http://127.0.0.1:%d' % port
         self.api = self.group.start('api', processes.script('gunicorn') + [
             '--workers', str(self.workers), '--threads', str(self.threads),
+            '--worker-class', self.worker_class,
             '--bind', '127.0.0.1:%d' % port,
             'cyborg_lite.api.wsgi:application'],
             env={'CYBORG_LITE_CONFIG_FILES': api_conf})

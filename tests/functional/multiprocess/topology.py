@@ -6,7 +6,9 @@ here, from configuration files only:
 
 * ``placement-stub-api`` on its own PostgreSQL database;
 * ``cyborg-lite-dbsync upgrade``, then the cyborg-lite API: gunicorn
-  with two workers on ``cyborg_lite.api.wsgi:application``, and the
+  with two workers of cyborg-lite's worker class
+  (:mod:`cyborg_lite.api.gunicorn_worker`) on
+  ``cyborg_lite.api.wsgi:application``, and the
   built-in server (``cyborg-lite-api``) beside it on the same services;
 * ``nova-shim-compute`` serving the hypervisors compute1..3 (it creates
   their compute-node providers), with its own PostgreSQL database;
@@ -166,7 +168,9 @@ class Topology:
         self.gunicorn = self.group.start(
             'api-gunicorn',
             processes.script('gunicorn') + [
-                '--workers', '2', '--bind',
+                '--workers', '2', '--threads', '4', '--worker-class',
+                'cyborg_lite.api.gunicorn_worker.ConnectionThreadWorker',
+                '--bind',
                 '127.0.0.1:%d' % self.gunicorn_port, '--timeout', '60',
                 '--graceful-timeout', '5', 'cyborg_lite.api.wsgi:application'],
             env={'CYBORG_LITE_CONFIG_FILES': cyborg_conf})

@@ -1,0 +1,249 @@
+"""A gunicorn worker that reads each kept-alive connection in its own thread.
+
+    gunicorn -k cyborg_lite.api.gunicorn_worker.ConnectionThreadWorker \\
+        --workers 2 --threads 8 'cyborg_lite.api.wsgi:application'
+
+Nova's Cyborg client, the ``openstack`` CLI and openstacksdk keep their
+connections to the API open between requests. gunicorn's threaded
+worker (``gthread``) parks every such connection in its event loop
+between requests, so each request wakes the loop, is handed to a pool
+thread, and is handed back to the loop when answered: three thread
+hand-offs and a pipe write, about a third of the CPU that gunicorn
+spends on a small request (doc/performance.rst).
+
+This worker gives each connection a thread that reads its requests one
+after another, blocking on the socket; the thread that reads a request
+runs it. gunicorn's own HTTP parser, WSGI environ, access log, hooks,
+limits and heartbeat are used unchanged, and its options keep their
+meaning:
+
+* ``--threads``: how many requests the application runs at once (a
+  connection's thread waits for a slot once it has read a request head);
+* ``--worker-connections``: how many connections the worker holds open;
+  past that it stops accepting until one closes;
+* ``--keep-alive``: how long an idle connection is kept (0: one request
+  per connection);
+* ``--graceful-timeout``: on SIGTERM the worker stops accepting,
+  answers the requests in flight, serves a request that reaches an idle
+  connection within :data:`STOP_LINGER` seconds with
+  ``Connection: close``, closes the other connections, and waits that
+  long at most for all of it.
+
+A new connection that sends nothing is closed after
+:data:`FIRST_REQUEST_TIMEOUT` seconds, and an idle one after
+``--keep-alive``, so idle clients hold threads (not request slots) for
+a bounded time. TLS and HTTP/1.x are supported; HTTP/2 is not (use
+gthread for that).
+"""
+
+import errno
+import os
+import select
+import ssl
+import sys
+import threading
+import time
+from datetime import datetime
+
+from gunicorn import http
+from gunicorn import sock as gsock
+from gunicorn import util
+from gunicorn.http import wsgi
+from gunicorn.workers import base
+
+# How long a new connection may take to send its first request head.
+FIRST_REQUEST_TIMEOUT = 5.0
+# How often a thread waiting for a request looks whether the worker stops.
+STOP_CHECK_INTERVAL = 1.0
+# How long a stopping worker still waits for a request on an idle
+# connection (answered with ``Connection: close``), as gthread does.
+STOP_LINGER = 2.0
+
+
+class _Connection:
+    """One client connection."""
+
+    def __init__(self, client, addr, server_name):
+        self.client = client
+        self.addr = addr
+        self.server_name = server_name
+        self.req = None
+
+
+class ConnectionThreadWorker(base.Worker):
+    """A thread per open connection; ``threads`` requests run at once."""
+
+    def init_process(self):
+        self._slots = threading.BoundedSemaphore(self.cfg.threads)
+        self._lock = threading.Lock()
+        self._connections = set()
+        self._stopped_at = None
+        super().init_process()
+
+    # The accept loop (main thread).
+
+    def run(self):
+        for listener in self.sockets:
+            listener.setblocking(False)
+        while self.alive:
+            self.notify()
+            with self._lock:
+                accepting = (len(self._connections) <
+                             self.cfg.worker_connections)
+            fds = self.wait_fds if accepting else [self.PIPE[0]]
+            try:
+                ready, _, _ = select.select(fds, [], [], 1.0)
+            except OSError as exc:
+                if exc.errno != errno.EINTR:
+                    raise
+                ready = []
+            for fd in ready:
+                if fd == self.PIPE[0]:
+                    self._drain_wakeups()
+                else:
+                    self._accept(fd)
+            if self.ppid != os.getppid():
+                self.log.info('Parent changed, shutting down: %s', self)
+                self.alive = False
+        self._stop_connections()
+
+    def _drain_wakeups(self):
+        try:
+            while os.read(self.PIPE[0], 64):
+                pass
+        except OSError:
+            pass
+
+    def _accept(self, listener):
+        try:
+            client, addr = listener.accept()
+        except OSError as exc:
+            if exc.errno in (errno.EAGAIN, errno.ECONNABORTED,
+                             errno.EWOULDBLOCK):
+                return
+            raise
+        client.setblocking(True)
+        util.close_on_exec(client)
+        conn = _Connection(client, addr, listener.getsockname())
+        with self._lock:
+            self._connections.add(conn)
+        threading.Thread(target=self._serve, args=(conn,), daemon=True,
+                         name='connection-%s:%s' % addr[:2]
+                         if isinstance(addr, tuple) else 'connection').start()
+
+    def _stop_connections(self):
+        """Wait up to the graceful timeout for the connections to end:
+        idle ones within :data:`STOP_LINGER`, busy ones after the
+        request they run, which is answered with ``Connection: close``."""
+        self._stopped_at = time.monotonic()
+        deadline = self._stopped_at + self.cfg.graceful_timeout
+        while time.monotonic() < deadline:
+            with self._lock:
+                if not self._connections:
+                    break
+            self.notify()
+            time.sleep(0.05)
+
+    # One connection (its own thread).
+
+    def _serve(self, conn):
+        """Serve ``conn`` until it closes; then forget it."""
+        try:
+            self._serve_requests(conn)
+        except http.errors.NoMoreData as exc:
+            self.log.debug('Ignored premature client disconnection. %s', exc)
+        except StopIteration as exc:
+            self.log.debug('Closing connection. %s', exc)
+        except ssl.SSLError as exc:
+            if exc.args[0] != ssl.SSL_ERROR_EOF:
+                self.handle_error(conn.req, conn.client, conn.addr, exc)
+        except OSError as exc:
+            if exc.errno not in (errno.EPIPE, errno.ECONNRESET,
+                                 errno.ENOTCONN, errno.EBADF, None):
+                self.log.exception('Socket error processing request.')
+        except Exception as exc:
+            self.handle_error(conn.req, conn.client, conn.addr, exc)
+        finally:
+            with self._lock:
+                self._connections.discard(conn)
+            util.close(conn.client)
+
+    def _serve_requests(self, conn):
+        """Read and run ``conn``'s requests one after another, for as
+        long as HTTP and the keep-alive timeout allow."""
+        if self.cfg.is_ssl:
+            conn.client = gsock.ssl_wrap_socket(conn.client, self.cfg)
+        parser = http.get_parser(self.cfg, conn.client, conn.addr)
+        timeout = FIRST_REQUEST_TIMEOUT
+        while parser.unreader.buf.tell() or self._wait_readable(
+                conn.client, timeout):
+            conn.req = next(parser)
+            if not conn.req:
+                return
+            with self._slots:
+                keepalive = self._handle_request(conn.req, conn)
+            if not keepalive or not parser.finish_body(
+                    deadline=time.monotonic() + FIRST_REQUEST_TIMEOUT):
+                return
+            timeout = self.cfg.keepalive
+
+    def _wait_readable(self, client, timeout):
+        """Whether ``client`` has bytes (or EOF) within ``timeout``
+        seconds, or within :data:`STOP_LINGER` of the worker's stop."""
+        if isinstance(client, ssl.SSLSocket) and client.pending():
+            return True
+        deadline = time.monotonic() + timeout
+        while True:
+            if self._stopped_at is not None:
+                deadline = min(deadline, self._stopped_at + STOP_LINGER)
+            remaining = deadline - time.monotonic()
+            if remaining <= 0:
+                return False
+            ready, _, _ = select.select(
+                [client], [], [], min(remaining, STOP_CHECK_INTERVAL))
+            if ready:
+                return True
+
+    def _handle_request(self, req, conn):
+        """Run the application for ``req``; whether the connection may
+        carry another request. As gunicorn's threaded worker does."""
+        environ = {}
+        resp = None
+        try:
+            self.cfg.pre_request(self, req)
+            request_start = datetime.now()
+            resp, environ = wsgi.create(req, conn.client, conn.addr,
+                                        conn.server_name, self.cfg)
+            environ['wsgi.multithread'] = True
+            self.nr += 1
+            if self.nr >= self.max_requests and self.alive:
+                self.log.info('Autorestarting worker after current request.')
+                self.alive = False
+            if not self.alive or not self.cfg.keepalive:
+                resp.force_close()
+            respiter = self.wsgi(environ, resp.start_response)
+            try:
+                if isinstance(respiter, environ['wsgi.file_wrapper']):
+                    resp.write_file(respiter)
+                else:
+                    for item in respiter:
+                        resp.write(item)
+                resp.close()
+            finally:
+                self.log.access(resp, req, environ,
+                                datetime.now() - request_start)
+                if hasattr(respiter, 'close'):
+                    respiter.close()
+            return not resp.should_close()
+        except OSError:
+            util.reraise(*sys.exc_info())
+        except (Exception, SystemExit):
+            if resp and resp.headers_sent:
+                self.log.exception('Error handling request')
+                raise StopIteration()
+            raise
+        finally:
+            try:
+                self.cfg.post_request(self, req, environ, resp)
+            except Exception:
+                self.log.exception('Exception in post_request hook')
