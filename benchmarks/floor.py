@@ -31,9 +31,9 @@ import urllib.parse
 import uuid
 
 import oslo_messaging
-import requests
 
 from benchmarks import cpu
+from benchmarks import lifecycle
 from cyborg_lite import conf as cl_conf
 from cyborg_lite import local_transport
 from cyborg_lite import rpc
@@ -126,12 +126,11 @@ def rpc_call(transport_url):
 def http_get(base_url, server=None):
     """The floor of one HTTP request to the API: ``GET /``; ``server``,
     the API's process group (``(pids, children)``), for its CPU."""
-    session = requests.Session()
-    session.trust_env = False
+    http = lifecycle.session()
     url = base_url + '/'
 
     def get():
-        session.get(url).raise_for_status()
+        lifecycle.send(http, 'GET', url).raise_for_status()
 
     return _measure(get, others={'server': server} if server else None)
 
