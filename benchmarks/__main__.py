@@ -182,13 +182,16 @@ def parse_args(argv):
 
 def main(argv=None):
     args = parse_args(sys.argv[1:] if argv is None else argv)
+    chart = None
+    if args.chart:
+        # Before the runs: a missing matplotlib fails now, not after them.
+        from benchmarks import chart
     started = time.time()
     report = {'machine': {'cpus': os.cpu_count(),
                           'load_average': os.getloadavg()}}
     if args.only in (None, 'lifecycle'):
         report['lifecycle'] = bench_lifecycle(args)
-        if args.chart:
-            from benchmarks import chart
+        if chart is not None:
             chart.write(report['lifecycle'], args.chart)
     if args.only in (None, 'reports'):
         from benchmarks import reports
