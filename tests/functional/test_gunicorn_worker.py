@@ -96,12 +96,10 @@ def test_threads_bound_the_requests_run_at_once():
 
 def test_idle_connection_closes_after_keep_alive():
     with gunicorn('--keep-alive', '1') as (host, port, _):
-        sock = socket.create_connection((host, port), timeout=10)
-        sock.sendall(b'GET /whoami HTTP/1.1\r\nHost: x\r\n\r\n')
-        head = sock.recv(65536)
-        assert head.startswith(b'HTTP/1.1 200')
+        conn = http.client.HTTPConnection(host, port, timeout=10)
+        assert _get(conn, '/whoami')[0] == 200
         started = time.monotonic()
-        assert sock.recv(65536) == b''
+        assert conn.sock.recv(65536) == b''
         waited = time.monotonic() - started
         assert 0.5 < waited < 5, waited
 
