@@ -192,3 +192,21 @@ def test_request_on_idle_connection_while_stopping_is_answered():
         status, _, resp = _get(conn, '/whoami')
         assert status == 200
         assert resp.getheader('Connection') == 'close'
+
+
+def test_worker_connections_bound_the_open_connections():
+    """With --worker-connections 2, a third connection waits in the
+    listen backlog until one of the two open ones closes."""
+    with gunicorn('--worker-connections', '2', '--keep-alive', '30') as (
+            host, port, _):
+        first = http.client.HTTPConnection(host, port, timeout=10)
+        second = http.client.HTTPConnection(host, port, timeout=10)
+        assert _get(first, '/whoami')[0] == 200
+        assert _get(second, '/whoami')[0] == 200
+        third = http.client.HTTPConnection(host, port, timeout=1.5)
+        with pytest.raises(TimeoutError):
+            _get(third, '/whoami')
+        third.close()
+        first.close()
+        third = http.client.HTTPConnection(host, port, timeout=10)
+        assert _get(third, '/whoami')[0] == 200
