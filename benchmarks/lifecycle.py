@@ -37,10 +37,10 @@ def send(http, method, url, params=None, json=None):
 
     The request is prepared on its own rather than by
     ``Session.request``, which merges the session's settings, cookies
-    and environment (proxy variables, ~/.netrc) into every request: on
-    loopback, with no cookies and fixed headers, that merge is a fifth
-    to a third of this client's CPU per request, and the client shares
-    the machine's cores with the servers.
+    and environment into every request: with no cookies and fixed
+    headers, that merge was a fifth of this client's CPU per request
+    (0.55 against 0.45 ms), and the client shares the machine's cores
+    with the servers.
     """
     request = requests.PreparedRequest()
     request.prepare(method=method, url=url, headers=SERVICE_HEADERS,

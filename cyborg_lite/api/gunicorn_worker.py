@@ -132,9 +132,11 @@ class ConnectionThreadWorker(base.Worker):
                          if isinstance(addr, tuple) else 'connection').start()
 
     def _stop_connections(self):
-        """Wait up to the graceful timeout for the connections to end:
-        idle ones within :data:`STOP_LINGER`, busy ones after the
-        request they run, which is answered with ``Connection: close``."""
+        """Wait up to the graceful timeout for the connections to end.
+        Each closes once it has answered the request it runs and no
+        other reached it within :data:`STOP_LINGER` seconds of the stop;
+        a request read after the stop is answered with
+        ``Connection: close``."""
         self._stopped_at = time.monotonic()
         deadline = self._stopped_at + self.cfg.graceful_timeout
         while time.monotonic() < deadline:
