@@ -168,6 +168,21 @@ _PROFILE_BY_NAME = (
     sa.select(PROFILES.c.id, PROFILES.c.name, PROFILES.c.profile_json)
     .where(PROFILES.c.name == sa.bindparam('name')))
 
+# The ARQ of a profile that asks for one accelerator, inserted in one
+# statement that finds the profile by name and content (see
+# :func:`_create_from_known_profile`).
+_ONE_ARQ_COLUMNS = ('uuid', 'state', 'substate', 'project_id', 'created_at')
+_INSERT_ONE_FROM_PROFILE = ARQS.insert().from_select(
+    _ONE_ARQ_COLUMNS + ('device_profile_id', 'device_profile_group_id'),
+    sa.select(*(sa.bindparam(name, type_=ARQS.c[name].type)
+                for name in _ONE_ARQ_COLUMNS),
+              PROFILES.c.id, sa.literal(0, sa.Integer))
+    .where(PROFILES.c.name == sa.bindparam('name'),
+           PROFILES.c.profile_json == sa.bindparam('profile_json'))
+).execution_options(preserve_rowcount=True)   # for an INSERT, not kept
+# Profiles a Database remembers (see Database.known_profiles), at most.
+KNOWN_PROFILES_MAX = 1024
+
 _DELETE_IF_UNCHANGED = sa.delete(ARQS).where(
     ARQS.c.id == sa.bindparam('arq_id'),
     ARQS.c.state == sa.bindparam('seen_state'))
@@ -252,8 +267,16 @@ def arq_create(db, device_profile_name, group_counts, project_id):
 
     The ARQs are one INSERT, so it needs no transaction around it: the
     foreign key refuses it if the profile was deleted after it was read.
+    Once a process has read a profile that asks for one accelerator,
+    its creates are one INSERT ... SELECT and no read
+    (:func:`_create_from_known_profile`).
     """
     with db.autocommit_connection() as conn:
+        if group_counts is None:
+            arq = _create_from_known_profile(db, conn, device_profile_name,
+                                             project_id)
+            if arq is not None:
+                return [arq]
         dp = conn.execute(_PROFILE_BY_NAME,
                           {'name': device_profile_name}).first()
         if dp is None:
@@ -261,6 +284,7 @@ def arq_create(db, device_profile_name, group_counts, project_id):
         if group_counts is None:
             group_counts = profiles.arq_counts(
                 json.loads(dp.profile_json)['groups'])
+            _remember_profile(db, dp, group_counts)
         now = timeutils.utcnow()
         rows = [{'uuid': uuidutils.generate_uuid(), 'state': states.INITIAL,
                  'substate': states.INITIAL, 'device_profile_id': dp.id,
@@ -279,6 +303,45 @@ def arq_create(db, device_profile_name, group_counts, project_id):
     return [arq_to_dict(types.SimpleNamespace(
         **row, device_profile_name=dp.name, handle_uuid=None,
         attach_type=None, attach_info=None)) for row in rows]
+
+
+def _remember_profile(db, dp, group_counts):
+    if len(db.known_profiles) >= KNOWN_PROFILES_MAX:
+        db.known_profiles.clear()
+    db.known_profiles[dp.name] = (dp.profile_json, tuple(group_counts))
+
+
+def _create_from_known_profile(db, conn, name, project_id):
+    """The ARQ of profile ``name`` created in one statement, if this
+    process has read the profile before and it asks for one
+    accelerator; None otherwise, and when the profile is no longer the
+    one read.
+
+    The INSERT ... SELECT finds the profile by its name and its groups
+    as they were read: a profile deleted since, or created again under
+    the same name with other groups, selects no row, is forgotten, and
+    is read again by the caller. That saves the read of the profile, a
+    database round trip, on the create of every ARQ lifecycle.
+    """
+    known = db.known_profiles.get(name)
+    if known is None or known[1] != (1,):
+        return None
+    row = {'uuid': uuidutils.generate_uuid(), 'state': states.INITIAL,
+           'substate': states.INITIAL, 'project_id': project_id,
+           'created_at': timeutils.utcnow()}
+    try:
+        inserted = conn.execute(_INSERT_ONE_FROM_PROFILE, dict(
+            row, name=name, profile_json=known[0])).rowcount
+    except db_exc.DBReferenceError:
+        inserted = 0    # deleted between the SELECT and the insert
+    if inserted != 1:
+        db.known_profiles.pop(name, None)
+        return None
+    return arq_to_dict(types.SimpleNamespace(
+        **row, device_profile_name=name, device_profile_group_id=0,
+        hostname=None, device_rp_uuid=None, instance_uuid=None,
+        updated_at=None, handle_uuid=None, attach_type=None,
+        attach_info=None))
 
 
 def held_dict(row) -> dict:

@@ -81,6 +81,9 @@ class Database:
         self.engine = self._context.writer.get_engine()
         self.is_sqlite = self.engine.dialect.name == 'sqlite'
         self.counter = StatementCounter()
+        # {profile name: (its groups' JSON, ARQ count per group)} of the
+        # profiles ARQs were created from here (see db.api.arq_create).
+        self.known_profiles = {}
         sa.event.listen(self.engine, 'before_cursor_execute',
                         self._count_statement)
         writer_engine = self.engine
