@@ -26,11 +26,11 @@ import time
 import psutil
 import requests
 
-import benchmarks
 from benchmarks import cpu
 from benchmarks import floor
 from benchmarks import lifecycle
 from cyborg_lite import local_transport
+from cyborg_lite.api import gunicorn_worker
 from cyborg_lite.conf import api as api_conf
 
 ADMIN = {'X-Roles': 'admin', 'X-Project-Id': 'bench'}
@@ -125,7 +125,7 @@ def _system(args):
     return (topology.Topology(conductors=args.conductors,
                               handles=args.handles,
                               rpc_batch_size=args.rpc_batch_size,
-                              gunicorn_worker=args.gunicorn_worker),
+                              worker_class=args.gunicorn_worker),
             'gunicorn API (2 workers, %s), %d conductor(s), RabbitMQ, '
             'PostgreSQL' % (args.gunicorn_worker.rsplit('.', 1)[-1],
                             args.conductors))
@@ -167,7 +167,7 @@ def parse_args(argv):
                         default=api_conf.default('rpc_batch_size'),
                         help="the API's [api] rpc_batch_size")
     parser.add_argument('--gunicorn-worker',
-                        default=benchmarks.GUNICORN_WORKER,
+                        default=gunicorn_worker.WORKER_CLASS,
                         help="the API's gunicorn worker class "
                              "(multiprocess topology), e.g. gthread")
     parser.add_argument('--live-arqs', type=int, default=0,

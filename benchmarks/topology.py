@@ -20,8 +20,8 @@ import uuid
 import psutil
 import sqlalchemy as sa
 
-import benchmarks
 from benchmarks import cpu
+from cyborg_lite.api import gunicorn_worker
 from cyborg_lite.conf import api as api_conf
 from tests.fixtures import databases
 from tests.fixtures import processes
@@ -49,13 +49,13 @@ class Topology:
     def __init__(self, conductors=1, handles=512, gunicorn_workers=2,
                  gunicorn_threads=8,
                  rpc_batch_size=api_conf.default('rpc_batch_size'),
-                 gunicorn_worker=benchmarks.GUNICORN_WORKER):
+                 worker_class=gunicorn_worker.WORKER_CLASS):
         self.tmp = tempfile.mkdtemp(prefix='cyborg-lite-bench-')
         self.conductors = conductors
         self.handles = handles
         self.workers = gunicorn_workers
         self.threads = gunicorn_threads
-        self.worker_class = gunicorn_worker
+        self.worker_class = worker_class
         self.rpc_batch_size = rpc_batch_size
         self.group = processes.ProcessGroup(self.tmp)
         self._db = None

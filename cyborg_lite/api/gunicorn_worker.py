@@ -51,6 +51,8 @@ from gunicorn import util
 from gunicorn.http import wsgi
 from gunicorn.workers import base
 
+# What ``gunicorn --worker-class`` takes to run this worker.
+WORKER_CLASS = __name__ + '.ConnectionThreadWorker'
 # How long a new connection may take to send its first request head.
 FIRST_REQUEST_TIMEOUT = 5.0
 # How often a thread waiting for a request looks whether the worker stops.

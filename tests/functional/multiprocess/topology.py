@@ -27,6 +27,7 @@ import json
 import os
 import uuid
 
+from cyborg_lite.api import gunicorn_worker
 from tests.fixtures import databases
 from tests.fixtures import processes
 from tests.fixtures import sysfs_tree
@@ -168,9 +169,8 @@ class Topology:
         self.gunicorn = self.group.start(
             'api-gunicorn',
             processes.script('gunicorn') + [
-                '--workers', '2', '--threads', '4', '--worker-class',
-                'cyborg_lite.api.gunicorn_worker.ConnectionThreadWorker',
-                '--bind',
+                '--workers', '2', '--threads', '4',
+                '--worker-class', gunicorn_worker.WORKER_CLASS, '--bind',
                 '127.0.0.1:%d' % self.gunicorn_port, '--timeout', '60',
                 '--graceful-timeout', '5', 'cyborg_lite.api.wsgi:application'],
             env={'CYBORG_LITE_CONFIG_FILES': cyborg_conf})
