@@ -285,37 +285,52 @@ def arq_create(db, device_profile_name, group_counts, project_id):
             group_counts = profiles.arq_counts(
                 json.loads(dp.profile_json)['groups'])
             _remember_profile(db, dp, group_counts)
-        now = timeutils.utcnow()
-        rows = [{'uuid': uuidutils.generate_uuid(), 'state': states.INITIAL,
-                 'substate': states.INITIAL, 'device_profile_id': dp.id,
-                 'device_profile_group_id': group_id, 'hostname': None,
-                 'device_rp_uuid': None, 'instance_uuid': None,
-                 'project_id': project_id, 'created_at': now,
-                 'updated_at': None}
-                for group_id, count in enumerate(group_counts)
-                for _ in range(count)]
+        rows = _new_arq_rows(group_counts, project_id, dp.id)
         if rows:
             try:
                 conn.execute(ARQS.insert(), rows)
             except db_exc.DBReferenceError:
                 raise exception.DeviceProfileNotFound(
                     ident=device_profile_name)
+    return _created_arqs(rows, dp.name)
+
+
+def _new_arq_rows(group_counts, project_id, device_profile_id=None):
+    """The rows of new ARQs: ``group_counts[i]`` for group ``i``."""
+    now = timeutils.utcnow()
+    return [{'uuid': uuidutils.generate_uuid(), 'state': states.INITIAL,
+             'substate': states.INITIAL,
+             'device_profile_id': device_profile_id,
+             'device_profile_group_id': group_id, 'hostname': None,
+             'device_rp_uuid': None, 'instance_uuid': None,
+             'project_id': project_id, 'created_at': now,
+             'updated_at': None}
+            for group_id, count in enumerate(group_counts)
+            for _ in range(count)]
+
+
+def _created_arqs(rows, profile_name):
+    """The wire form of the ARQs just inserted as ``rows``."""
     return [arq_to_dict(types.SimpleNamespace(
-        **row, device_profile_name=dp.name, handle_uuid=None,
+        **row, device_profile_name=profile_name, handle_uuid=None,
         attach_type=None, attach_info=None)) for row in rows]
 
 
 def _remember_profile(db, dp, group_counts):
+    """Remember a profile that asks for one accelerator (see
+    :func:`_create_from_known_profile`); forget any other."""
+    if list(group_counts) != [1]:
+        db.known_profiles.pop(dp.name, None)
+        return
     if len(db.known_profiles) >= KNOWN_PROFILES_MAX:
         db.known_profiles.clear()
-    db.known_profiles[dp.name] = (dp.profile_json, tuple(group_counts))
+    db.known_profiles[dp.name] = dp.profile_json
 
 
 def _create_from_known_profile(db, conn, name, project_id):
     """The ARQ of profile ``name`` created in one statement, if this
-    process has read the profile before and it asks for one
-    accelerator; None otherwise, and when the profile is no longer the
-    one read.
+    process remembers the profile (one that asks for one accelerator);
+    None otherwise, and when the profile is no longer the one read.
 
     The INSERT ... SELECT finds the profile by its name and its groups
     as they were read: a profile deleted since, or created again under
@@ -323,25 +338,19 @@ def _create_from_known_profile(db, conn, name, project_id):
     is read again by the caller. That saves the read of the profile, a
     database round trip, on the create of every ARQ lifecycle.
     """
-    known = db.known_profiles.get(name)
-    if known is None or known[1] != (1,):
+    profile_json = db.known_profiles.get(name)
+    if profile_json is None:
         return None
-    row = {'uuid': uuidutils.generate_uuid(), 'state': states.INITIAL,
-           'substate': states.INITIAL, 'project_id': project_id,
-           'created_at': timeutils.utcnow()}
+    rows = _new_arq_rows([1], project_id)
     try:
         inserted = conn.execute(_INSERT_ONE_FROM_PROFILE, dict(
-            row, name=name, profile_json=known[0])).rowcount
+            rows[0], name=name, profile_json=profile_json)).rowcount
     except db_exc.DBReferenceError:
         inserted = 0    # deleted between the SELECT and the insert
     if inserted != 1:
         db.known_profiles.pop(name, None)
         return None
-    return arq_to_dict(types.SimpleNamespace(
-        **row, device_profile_name=name, device_profile_group_id=0,
-        hostname=None, device_rp_uuid=None, instance_uuid=None,
-        updated_at=None, handle_uuid=None, attach_type=None,
-        attach_info=None))
+    return _created_arqs(rows, name)[0]
 
 
 def held_dict(row) -> dict:

@@ -81,7 +81,7 @@ class Database:
         self.engine = self._context.writer.get_engine()
         self.is_sqlite = self.engine.dialect.name == 'sqlite'
         self.counter = StatementCounter()
-        # {profile name: (its groups' JSON, ARQ count per group)} of the
+        # {profile name: its JSON as read} of the one-accelerator
         # profiles ARQs were created from here (see db.api.arq_create).
         self.known_profiles = {}
         sa.event.listen(self.engine, 'before_cursor_execute',
