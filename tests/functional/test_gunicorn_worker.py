@@ -16,11 +16,11 @@ import urllib.parse
 import psutil
 import pytest
 
+from cyborg_lite.api import gunicorn_worker
 from tests.fixtures import processes
 
 REPO = os.path.dirname(os.path.dirname(os.path.dirname(
     os.path.abspath(__file__))))
-WORKER = 'cyborg_lite.api.gunicorn_worker.ConnectionThreadWorker'
 
 
 @contextlib.contextmanager
@@ -30,7 +30,7 @@ def gunicorn(*options):
     with tempfile.TemporaryDirectory() as tmp:
         group = processes.ProcessGroup(tmp)
         proc = group.start('gunicorn', processes.script('gunicorn') + [
-            '--worker-class', WORKER, '--workers', '1',
+            '--worker-class', gunicorn_worker.WORKER_CLASS, '--workers', '1',
             '--bind', '127.0.0.1:0', '--pythonpath', REPO,
             '--graceful-timeout', '10'] + list(options) + [
             'tests.fixtures.wsgi_probe:application'])
@@ -95,13 +95,16 @@ def test_threads_bound_the_requests_run_at_once():
 
 
 def test_idle_connection_closes_after_keep_alive():
+    """A connection stays open between requests, and the worker closes
+    it once it is idle (the socket timeout only guards against a
+    hang)."""
     with gunicorn('--keep-alive', '1') as (host, port, _):
         conn = http.client.HTTPConnection(host, port, timeout=10)
-        assert _get(conn, '/whoami')[0] == 200
-        started = time.monotonic()
-        assert conn.sock.recv(65536) == b''
-        waited = time.monotonic() - started
-        assert 0.5 < waited < 5, waited
+        first = _get(conn, '/whoami')
+        sock = conn.sock
+        assert _get(conn, '/whoami')[:2] == first[:2]
+        assert conn.sock is sock
+        assert sock.recv(65536) == b''
 
 
 def test_keep_alive_0_answers_one_request_per_connection():
