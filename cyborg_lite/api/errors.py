@@ -92,21 +92,41 @@ def _remote_status(exc: oslo_messaging.RemoteError) -> tuple[int, str]:
 
 
 class ErrorEnvelopeMiddleware:
-    """Wraps every non-JSON error response in the error envelope."""
+    """Wraps every non-JSON error response in the error envelope.
+
+    The app's response is collected as plain WSGI: a success goes out as
+    it came, and only an error is looked at through WebOb.
+    """
 
     def __init__(self, app):
         self.app = app
 
     def __call__(self, environ, start_response):
-        req = webob.Request(environ)
+        started = []        # [status, headers], as the app last gave them
+        written = []        # what the app wrote through write()
+
+        def collect(status, headers, exc_info=None):
+            started[:] = [status, headers]
+            return written.append
+
         try:
-            resp = req.get_response(self.app)
+            chunks = self.app(environ, collect)
+            try:
+                body = written + list(chunks)
+            finally:
+                if hasattr(chunks, 'close'):
+                    chunks.close()
+            status, headers = started
         except Exception as exc:
             status, message = status_and_message(exc)
-            resp = error_response(status, message)
-        if resp.status_int >= 400 and not _is_envelope(resp):
-            message = _plain_message(resp)
-            wrapped = error_response(resp.status_int, message)
+            return error_response(status, message)(environ, start_response)
+        if int(status[:3]) < 400:
+            start_response(status, headers)
+            return body
+        resp = webob.Response(status=status, headerlist=list(headers),
+                              app_iter=body)
+        if not _is_envelope(resp):
+            wrapped = error_response(resp.status_int, _plain_message(resp))
             for name in ('WWW-Authenticate', 'Allow'):
                 if name in resp.headers:
                     wrapped.headers[name] = resp.headers[name]

@@ -29,6 +29,11 @@ meaning:
   ``Connection: close``, closes the other connections, and waits that
   long at most for all of it.
 
+A request that gunicorn refuses before the application sees it (a
+malformed request line or header, an over-long line, too many headers)
+is answered in the API's JSON error envelope, as the built-in server
+answers it, rather than with gunicorn's HTML page.
+
 A new connection that sends nothing is closed after
 :data:`FIRST_REQUEST_TIMEOUT` seconds, and an idle one after
 ``--keep-alive``, so idle clients hold threads (not request slots) for
@@ -51,6 +56,8 @@ from gunicorn import util
 from gunicorn.http import wsgi
 from gunicorn.workers import base
 
+from cyborg_lite.api import errors
+
 # What ``gunicorn --worker-class`` takes to run this worker.
 WORKER_CLASS = __name__ + '.ConnectionThreadWorker'
 # How long a new connection may take to send its first request head.
@@ -60,6 +67,15 @@ STOP_CHECK_INTERVAL = 1.0
 # How long a stopping worker still waits for a request on an idle
 # connection (answered with ``Connection: close``), as gthread does.
 STOP_LINGER = 2.0
+
+
+def write_error_envelope(sock, status_int, reason, mesg):
+    """gunicorn's ``util.write_error``, with the error envelope for body."""
+    body = errors.envelope(status_int, mesg or reason)
+    head = ('HTTP/1.1 %d %s\r\nConnection: close\r\n'
+            'Content-Type: application/json\r\nContent-Length: %d\r\n\r\n'
+            % (status_int, reason, len(body)))
+    util.write_nonblock(sock, head.encode('latin-1') + body)
 
 
 class _Connection:
@@ -80,6 +96,10 @@ class ConnectionThreadWorker(base.Worker):
         self._lock = threading.Lock()
         self._connections = set()
         self._stopped_at = None
+        # The worker's error handling (base.Worker.handle_error) writes
+        # its answer through util.write_error; in this process, which
+        # serves only the API, that answer is the API's envelope.
+        util.write_error = write_error_envelope
         super().init_process()
 
     # The accept loop (main thread).

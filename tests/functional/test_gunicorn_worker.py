@@ -5,6 +5,7 @@ bounds the requests run at once, idle connections close after
 
 import contextlib
 import http.client
+import json
 import os
 import signal
 import socket
@@ -115,11 +116,34 @@ def test_keep_alive_0_answers_one_request_per_connection():
         assert resp.getheader('Connection') == 'close'
 
 
-def test_malformed_request_gets_400():
-    with gunicorn() as (host, port, _):
-        sock = socket.create_connection((host, port), timeout=10)
-        sock.sendall(b'NOT A REQUEST\r\n\r\n')
-        assert sock.recv(65536).startswith(b'HTTP/1.1 400')
+def _refused(host, port, raw):
+    """The status and error envelope gunicorn answers to ``raw``."""
+    sock = socket.create_connection((host, port), timeout=10)
+    with sock:
+        sock.sendall(raw)
+        answer = b''
+        while chunk := sock.recv(65536):
+            answer += chunk
+    head, _, body = answer.partition(b'\r\n\r\n')
+    lines = head.decode('latin-1').split('\r\n')
+    headers = dict(line.split(': ', 1) for line in lines[1:])
+    assert headers['Content-Type'] == 'application/json'
+    assert int(headers['Content-Length']) == len(body)
+    fault = json.loads(json.loads(body)['error_message'])
+    return int(lines[0].split()[1]), fault
+
+
+def test_requests_gunicorn_refuses_get_the_error_envelope():
+    with gunicorn('--limit-request-field_size', '100') as (host, port, _):
+        status, fault = _refused(host, port, b'NOT A REQUEST\r\n\r\n')
+        assert status == 400
+        assert fault['faultcode'] == 'Client'
+        assert 'Invalid' in fault['faultstring']
+        status, fault = _refused(
+            host, port, b'GET / HTTP/1.1\r\nX-Big: ' + b'x' * 200 +
+            b'\r\n\r\n')
+        assert status in (400, 431)
+        assert fault['faultcode'] == 'Client'
 
 
 def test_silent_connection_does_not_hold_a_thread():
