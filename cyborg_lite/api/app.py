@@ -8,10 +8,12 @@ From the outside in:
 1. ``ErrorEnvelopeMiddleware``: any error that escapes, and Pecan's own
    404/405, leaves in Cyborg's error envelope, never as HTML or a
    traceback.
-2. ``RequestId`` (oslo.middleware): an ``x-openstack-request-id``.
+2. ``RequestId`` (:mod:`cyborg_lite.api.middleware`): an
+   ``x-openstack-request-id``.
 3. ``HealthcheckMiddleware`` (oslo.middleware): ``/healthcheck``, and
    ``OpenAPIRouter``: ``/v2/openapi.yaml`` (no auth, like discovery).
-4. ``RequestBodySizeLimiter`` (oslo.middleware): 413 for big bodies.
+4. ``BodySizeLimit`` (:mod:`cyborg_lite.api.middleware`): 413 for
+   bodies over ``[api] max_request_body_size``.
 5. ``MicroversionMiddleware``: 406 out of range; version headers.
 6. Authentication (:mod:`cyborg_lite.api.auth`), which puts the caller's
    context in the environ.
@@ -27,14 +29,13 @@ import importlib.resources
 import pecan
 import webob
 from oslo_middleware import healthcheck
-from oslo_middleware import request_id
-from oslo_middleware import sizelimit
 
 from cyborg_lite import policies
 from cyborg_lite import rpc
 from cyborg_lite.api import auth
 from cyborg_lite.api import errors
 from cyborg_lite.api import hooks
+from cyborg_lite.api import middleware
 from cyborg_lite.api import request
 from cyborg_lite.api import signatures
 from cyborg_lite.conductor import rpcapi
@@ -65,16 +66,12 @@ def setup_app(conf, transport=None, conductor=None):
     app = build_pecan_app(conf, conductor)
     app = auth.wrap(app, conf)
     app = hooks.MicroversionMiddleware(app)
-    app = sizelimit.RequestBodySizeLimiter(app, conf)
-    # The limiter registers [oslo_middleware] on our conf; [api] owns it.
-    conf.set_override('max_request_body_size',
-                      conf.api.max_request_body_size,
-                      group='oslo_middleware')
+    app = middleware.BodySizeLimit(app, conf.api.max_request_body_size)
     app = OpenAPIRouter(app)
     app = HealthcheckRouter(app, healthcheck.Healthcheck.app_factory(
         {}, backends='disable_by_file',
         disable_by_file_path=conf.api.healthcheck_disable_file))
-    app = request_id.RequestId(app)
+    app = middleware.RequestId(app)
     return MountPrefix(errors.ErrorEnvelopeMiddleware(app))
 
 
