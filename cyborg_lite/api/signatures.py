@@ -7,6 +7,10 @@ time. Together that was over a third of the API's own CPU per request.
 A function's signature never changes, so :func:`memoize` makes both
 libraries inspect each function once.
 
+oslo.policy also tries each generic check's left side (``project_id``
+in ``project_id:%(project_id)s``) as a Python literal, parsing it anew
+on every check; a rule's text never changes, so each is parsed once.
+
 Pecan also lists every attribute of every controller object on the way
 (``dir()``) to look for custom path segments, before it checks whether
 it has seen that controller class already; it records the segments of a
@@ -17,6 +21,7 @@ load that listing was a quarter of Pecan's routing.
 is imported.
 """
 
+import ast
 import inspect
 import threading
 import types
@@ -46,6 +51,27 @@ def _memoized(inspect_function):
     return remembered
 
 
+def _literals_parsed_once(literal_eval):
+    """``ast.literal_eval`` of rule texts, each parsed once: its value,
+    or the ValueError raised again."""
+    answers = {}
+
+    def remembered(text):
+        try:
+            value, error = answers[text]
+        except KeyError:
+            try:
+                value, error = literal_eval(text), None
+            except ValueError as exc:
+                value, error = None, str(exc)
+            answers[text] = value, error
+        if error is not None:
+            raise ValueError(error)
+        return value
+
+    return remembered
+
+
 def _segments_detected_once(detect):
     """Pecan's custom path segment detection, skipped for controller
     classes it has already recorded."""
@@ -59,8 +85,8 @@ def _segments_detected_once(detect):
 
 
 def memoize():
-    """Make Pecan and oslo.policy inspect each signature, and Pecan each
-    controller class, once."""
+    """Make Pecan and oslo.policy inspect each signature, oslo.policy
+    parse each rule literal, and Pecan list each controller class, once."""
     global _done
     with _lock:
         if _done:
@@ -68,8 +94,10 @@ def memoize():
         pecan.util._getargspec = _memoized(pecan.util._getargspec)
         pecan.routing._detect_custom_path_segments = _segments_detected_once(
             pecan.routing._detect_custom_path_segments)
-        # oslo.policy reaches inspect through its module global: give it
-        # a namespace whose getfullargspec remembers.
+        # oslo.policy reaches inspect and ast through its module
+        # globals: give it namespaces whose functions remember.
         policy_checks.inspect = types.SimpleNamespace(
             getfullargspec=_memoized(inspect.getfullargspec))
+        policy_checks.ast = types.SimpleNamespace(
+            literal_eval=_literals_parsed_once(ast.literal_eval))
         _done = True

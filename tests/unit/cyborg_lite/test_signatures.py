@@ -70,3 +70,23 @@ def test_detection_runs_once_per_class():
     finally:
         pecan.routing.__observed_controllers__.discard(Fresh)
     assert seen == [Fresh]
+
+
+def test_policy_generic_checks_still_decide_the_same():
+    from oslo_config import cfg
+    from oslo_policy import policy
+
+    signatures.memoize()
+    conf = cfg.ConfigOpts()
+    conf([], project='signatures-test', default_config_files=[],
+         default_config_dirs=[])
+    enforcer = policy.Enforcer(conf)
+    enforcer.register_defaults([
+        policy.RuleDefault('literal', "'gold':%(tier)s"),
+        policy.RuleDefault('owner', 'project_id:%(project_id)s')])
+    creds = {'project_id': 'p1', 'roles': []}
+    for _ in range(3):
+        assert enforcer.enforce('literal', {'tier': 'gold'}, creds)
+        assert not enforcer.enforce('literal', {'tier': 'lead'}, creds)
+        assert enforcer.enforce('owner', {'project_id': 'p1'}, creds)
+        assert not enforcer.enforce('owner', {'project_id': 'p2'}, creds)
