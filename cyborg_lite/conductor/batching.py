@@ -14,10 +14,12 @@ A queued call waits at most ``max_wait`` seconds for that, then goes out
 itself, so one slow message (a vGPU bind that waits for its agent) holds
 the others back for no longer.
 
-The conductor runs the calls of one message side by side and answers each
-with its result or its error; :class:`CallBatcher` hands every caller its
-own answer, and a caller sees the same result or exception as from a call
-of its own.
+The conductor runs the calls of one message (those that may wait on an
+agent side by side, see :meth:`ConductorManager.call_batch
+<cyborg_lite.conductor.manager.ConductorManager.call_batch>`) and
+answers each with its result or its error; :class:`CallBatcher` hands
+every caller its own answer, and a caller sees the same result or
+exception as from a call of its own.
 """
 
 import collections
