@@ -36,7 +36,9 @@ CONTEXT_KEY = 'cyborg_lite.context'
 IDENTITY_HEADERS = ('HTTP_X_PROJECT_ID', 'HTTP_X_PROJECT_NAME',
                     'HTTP_X_USER_ID', 'HTTP_X_USER_NAME', 'HTTP_X_USER',
                     'HTTP_X_ROLES', 'HTTP_X_SERVICE_ROLES',
-                    'HTTP_X_IDENTITY_STATUS', 'HTTP_X_SERVICE_IDENTITY_STATUS')
+                    'HTTP_X_SYSTEM_SCOPE', 'HTTP_X_DOMAIN_ID',
+                    'HTTP_X_DOMAIN_NAME', 'HTTP_X_IDENTITY_STATUS',
+                    'HTTP_X_SERVICE_IDENTITY_STATUS')
 
 
 def _split(value):
@@ -45,16 +47,27 @@ def _split(value):
 
 def context_from_environ(environ, conf, defaults=False):
     """A RequestContext from identity headers (set by the client in
-    noauth, by the auth middleware otherwise)."""
+    noauth, by the auth middleware otherwise).
+
+    The token's scope is its project (``X-Project-Id``), its domain
+    (``X-Domain-Id``) or the whole system (``X-System-Scope: all``), as
+    keystonemiddleware sets them. With ``defaults`` (noauth), a request
+    that names no scope and no roles gets ``[api] noauth_default_*``.
+    """
     roles = _split(environ.get('HTTP_X_ROLES'))
-    project = environ.get('HTTP_X_PROJECT_ID')
+    project = environ.get('HTTP_X_PROJECT_ID') or None
+    system_scope = environ.get('HTTP_X_SYSTEM_SCOPE') or None
+    domain_id = None if project else environ.get('HTTP_X_DOMAIN_ID') or None
     if defaults:
         roles = roles or list(conf.api.noauth_default_roles)
-        project = project or conf.api.noauth_default_project
+        if not (system_scope or domain_id):
+            project = project or conf.api.noauth_default_project
     service_roles = _split(environ.get('HTTP_X_SERVICE_ROLES'))
     ctx = context.RequestContext(
         project_id=project, user_id=environ.get('HTTP_X_USER_ID'),
-        roles=roles, service_roles=service_roles)
+        roles=context.with_implied_roles(roles),
+        service_roles=service_roles, system_scope=system_scope,
+        domain_id=domain_id)
     ctx.is_service = bool(set(service_roles) &
                           set(conf.api.service_token_roles))
     request_id = environ.get('openstack.request_id')

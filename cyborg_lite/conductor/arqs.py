@@ -40,7 +40,7 @@ class ArqService:
 
     def create(self, ctx, device_profile_name):
         arqs = db_api.arq_create(self._db, device_profile_name, None,
-                                 ctx.project_id)
+                                 ctx.owner_project)
         LOG.info('Created %d ARQ(s) from device profile %s', len(arqs),
                  device_profile_name)
         return arqs

@@ -50,8 +50,19 @@ def get_enforcer(conf=None):
 
 def authorize(enforcer, rule, ctx):
     """Raise Forbidden unless ``ctx`` may do ``rule``. The target is the
-    caller's own project: tenant isolation happens in the conductor."""
+    caller's own project: tenant isolation happens in the conductor.
+
+    oslo.policy refuses a token whose scope (system, domain) the rule's
+    ``scope_types`` do not list; a caller with no scope at all (no
+    project) is refused here by the same ``scope_types``, because
+    oslo.policy takes a token without system or domain for a project's.
+    """
     target = {'project_id': ctx.project_id, 'user_id': ctx.user_id}
-    if not enforcer.enforce(rule, target, ctx.to_policy_values()):
+    allowed = enforcer.enforce(rule, target, ctx.to_policy_values())
+    if allowed and not ctx.project_scoped:
+        registered = enforcer.registered_rules.get(rule)
+        allowed = registered is not None and any(
+            scope != 'project' for scope in registered.scope_types or ())
+    if not allowed:
         raise exception.Forbidden(
             'Access was denied to the following resource: %s' % rule)

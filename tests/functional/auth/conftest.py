@@ -8,6 +8,9 @@ user       project      roles                  service role
 admin      admin        admin, member, reader  no
 alice      proj-a       member, reader         no
 bob        proj-b       member, reader         no
+carol      proj-a       manager                no
+dave       proj-a       reader                 no
+svc        proj-a       service                no
 nova       service      admin                  yes (service token)
 cyborg     service      admin, service         (Placement, auth_token)
 =========  ===========  =====================  ==================
@@ -16,6 +19,11 @@ and turns "alice, acting through Nova with a service token" into the
 credentials of its strategy: identity headers (noauth), basic auth with
 an htpasswd file and an identity file (http_basic), or Keystone tokens
 from a real Keystone (keystone; skipped when it is not installed).
+
+Keystone and noauth also know users whose tokens have no project
+(``SCOPED_USERS``): a system-scoped admin and reader, and a domain-scoped
+admin and member of the ``default`` domain. http_basic has no such
+identities: its users always act in a project.
 """
 
 import uuid
@@ -36,8 +44,20 @@ USERS = {
     'admin': ('admin', ['admin', 'member', 'reader'], []),
     'alice': ('proj-a', ['member', 'reader'], []),
     'bob': ('proj-b', ['member', 'reader'], []),
+    'carol': ('proj-a', ['manager'], []),
+    'dave': ('proj-a', ['reader'], []),
+    'svc': ('proj-a', ['service'], []),
     'nova': ('service', ['admin'], ['service']),
     'cyborg': ('service', ['admin', 'service'], []),
+}
+
+# user -> (scope, roles): a token scoped to the whole system or to the
+# default domain, never to a project.
+SCOPED_USERS = {
+    'sysadmin': ('system', ['admin']),
+    'sysreader': ('system', ['reader']),
+    'domadmin': ('domain', ['admin']),
+    'dommember': ('domain', ['member']),
 }
 
 
@@ -59,6 +79,14 @@ class NoAuth:
         return USERS[user][0]
 
     def headers(self, user, service=False):
+        if user in SCOPED_USERS:
+            scope, roles = SCOPED_USERS[user]
+            headers = {'X-User-Id': user, 'X-Roles': ','.join(roles)}
+            if scope == 'system':
+                headers['X-System-Scope'] = 'all'
+            else:
+                headers['X-Domain-Id'] = 'default'
+            return headers
         project, roles, _ = USERS[user]
         headers = {'X-Project-Id': project, 'X-User-Id': user,
                    'X-Roles': ','.join(roles)}
@@ -105,6 +133,8 @@ class HttpBasic(NoAuth):
         self.api_overrides = self.placement_overrides = common
 
     def headers(self, user, service=False):
+        if user in SCOPED_USERS:
+            pytest.skip('http_basic users always act in a project')
         # One credential per request: a service acts as its own user.
         user = 'nova' if service else user
         return {'Authorization': requests.auth._basic_auth_str(
@@ -147,13 +177,13 @@ class Keystone(NoAuth):
         assert resp.status_code < 300, resp.text
         return resp.json() if resp.content else None
 
-    def _token(self, user, project, password):
+    def _token(self, user, project, password, scope=None):
         body = {'auth': {
             'identity': {'methods': ['password'], 'password': {'user': {
                 'name': user, 'domain': {'id': 'default'},
                 'password': password}}},
-            'scope': {'project': {'name': project,
-                                  'domain': {'id': 'default'}}}}}
+            'scope': scope or {'project': {'name': project,
+                                           'domain': {'id': 'default'}}}}}
         resp = requests.post(self.url + '/auth/tokens', json=body,
                              timeout=30)
         assert resp.status_code == 201, resp.text
@@ -182,6 +212,23 @@ class Keystone(NoAuth):
             password = (keystone_server.ADMIN_PASSWORD if user == 'admin'
                         else PASSWORD % user)
             self.tokens[user] = self._token(user, project, password)
+        self._populate_scoped(admin, roles)
+
+    def _populate_scoped(self, admin, roles):
+        """Users with a system or domain role, and their tokens."""
+        for user, (scope, user_roles) in SCOPED_USERS.items():
+            user_id = self._call(admin, 'POST', '/users', {'user': {
+                'name': user, 'domain_id': 'default',
+                'password': PASSWORD % user}})['user']['id']
+            target = ('/system' if scope == 'system'
+                      else '/domains/default')
+            for role in user_roles:
+                self._call(admin, 'PUT', '%s/users/%s/roles/%s'
+                           % (target, user_id, roles[role]))
+            token_scope = ({'system': {'all': True}} if scope == 'system'
+                           else {'domain': {'id': 'default'}})
+            self.tokens[user] = self._token(user, None, PASSWORD % user,
+                                            token_scope)
 
     def project(self, user):
         return self.projects[USERS[user][0]]
@@ -256,6 +303,10 @@ def mode(request, tmp_path_factory):
 class Caller:
     def __init__(self, stack, headers):
         self.client = cyborg_api.Client(stack.url + '/v2', {})
+        # Only the persona's own identity: none of the client's default
+        # admin headers.
+        for name in cyborg_api.ADMIN:
+            self.client.session.headers.pop(name, None)
         self.client.session.headers.update(headers or {})
 
     def __getattr__(self, name):
