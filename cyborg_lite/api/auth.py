@@ -22,6 +22,8 @@ need credentials, so that keystoneauth version discovery works.
 
 import logging
 
+from keystoneauth1 import exceptions as ks_exceptions
+from keystoneauth1 import loading as ks_loading
 from oslo_middleware import basic_auth
 import webob.exc
 import yaml
@@ -189,6 +191,36 @@ class BasicAuth:
         return resp(environ, start_response)
 
 
+class AuthConfigError(ValueError):
+    """The configured authentication cannot work: the API does not start."""
+
+
+def keystone_auth_token(app, conf):
+    """keystonemiddleware's auth_token around ``app``.
+
+    It refuses to start without the service credentials that auth_token
+    needs to validate tokens: without them every request would fail,
+    each with a 500.
+    """
+    from keystonemiddleware import auth_token
+    group = 'keystone_authtoken'
+    try:
+        authed = auth_token.AuthProtocol(app, {'oslo_config_config': conf})
+        group = conf.keystone_authtoken.auth_section or group
+        plugin = ks_loading.load_auth_from_conf_options(conf, group)
+    except ks_exceptions.ClientException as exc:
+        raise AuthConfigError(
+            '[api] auth_strategy = keystone, but [%s] cannot make the '
+            'credentials that validate tokens: %s' % (group, exc)) from exc
+    if plugin is None:
+        raise AuthConfigError(
+            '[api] auth_strategy = keystone needs a service user to '
+            'validate tokens: set [%s] auth_type (usually password) with '
+            'auth_url, username, password, project_name, user_domain_name '
+            'and project_domain_name' % group)
+    return authed
+
+
 def wrap(app, conf):
     """Compose the configured authentication around ``app``."""
     strategy = conf.api.auth_strategy
@@ -196,9 +228,7 @@ def wrap(app, conf):
         return ContextMiddleware(app, conf, defaults=True)
     with_context = ContextMiddleware(app, conf, defaults=False)
     if strategy == 'keystone':
-        from keystonemiddleware import auth_token
-        authed = auth_token.AuthProtocol(
-            with_context, {'oslo_config_config': conf})
+        authed = keystone_auth_token(with_context, conf)
     else:
         identities = IdentityMap.load(conf.api.http_basic_identity_file,
                                       conf.api.http_basic_default_roles)
