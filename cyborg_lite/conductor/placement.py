@@ -15,6 +15,7 @@ from urllib import parse
 
 from keystoneauth1 import exceptions as ks_exc
 from keystoneauth1 import loading as ks_loading
+import os_resource_classes
 
 LOG = logging.getLogger(__name__)
 
@@ -22,12 +23,8 @@ LOG = logging.getLogger(__name__)
 # may equal total.
 API_VERSION = '1.26'
 CONCURRENT_UPDATE = 'placement.concurrent_update'
-STANDARD_RESOURCE_CLASSES = frozenset((
-    'VCPU', 'MEMORY_MB', 'DISK_GB', 'PCI_DEVICE', 'SRIOV_NET_VF',
-    'NUMA_SOCKET', 'NUMA_CORE', 'NUMA_THREAD', 'NUMA_MEMORY_MB',
-    'IPV4_ADDRESS', 'VGPU', 'VGPU_DISPLAY_HEAD', 'PCPU', 'FPGA', 'PGPU',
-    'MEM_ENCRYPTION_CONTEXT', 'NET_BW_EGR_KILOBIT_PER_SEC',
-    'NET_BW_IGR_KILOBIT_PER_SEC'))
+# Placement knows every class of os-resource-classes.
+STANDARD_RESOURCE_CLASSES = frozenset(os_resource_classes.STANDARDS)
 
 
 class PlacementError(Exception):
@@ -207,19 +204,27 @@ class PlacementClient:
         ``GET /resource_providers/{uuid}/inventories`` answers
         ``{"resource_provider_generation": g, "inventories": {rc:
         {"total", "reserved", "min_unit", "max_unit", "step_size",
-        "allocation_ratio"}}}``; ``PUT .../inventories/{rc}`` takes one
-        record plus ``resource_provider_generation``.
+        "allocation_ratio"}}}``. A record the provider has is replaced by
+        ``PUT .../inventories/{rc}`` (one record plus
+        ``resource_provider_generation``); a new one is created by ``POST
+        .../inventories`` (the same plus ``resource_class``; 201):
+        Placement's PUT of one record only replaces an existing one.
         """
         url = '/resource_providers/%s/inventories' % rp_uuid
 
         def attempt():
             current = self._call('GET', url).json()
-            fields = change(current['inventories'].get(rc))
+            existing = current['inventories'].get(rc)
+            fields = change(existing)
             if fields is None:
                 return
             fields['resource_provider_generation'] = current[
                 'resource_provider_generation']
-            self._call('PUT', '%s/%s' % (url, rc), fields)
+            if existing is None:
+                self._call('POST', url, dict(fields, resource_class=rc),
+                           ok=(201,))
+            else:
+                self._call('PUT', '%s/%s' % (url, rc), fields)
         self._retrying(attempt)
 
     def set_inventory(self, rp_uuid: str, rc: str, total: int,

@@ -1,4 +1,6 @@
-"""cyborg_lite.conductor.placement against placement_stub's fixture."""
+"""cyborg_lite.conductor.placement against placement_stub's fixture and
+against the real Placement (in-process, :mod:`tests.fixtures.real_placement`).
+"""
 
 import uuid
 
@@ -7,10 +9,16 @@ import pytest
 from cyborg_lite import conf as cyborg_conf
 from cyborg_lite.conductor import placement
 from placement_stub.fixture import PlacementFixture
+from tests.fixtures import real_placement
 
 
-@pytest.fixture(scope='module')
-def stub():
+@pytest.fixture(scope='module', params=['placement_stub', 'placement'])
+def stub(request):
+    if request.param == 'placement':
+        if not real_placement.available():
+            pytest.skip('openstack-placement is not installed')
+        yield real_placement.shared()
+        return
     with PlacementFixture() as fixture:
         yield fixture
 
@@ -86,6 +94,7 @@ def test_errors_and_conflict_retry(client, root):
     assert err.value.status == 400
     child = str(uuid.uuid4())
     client.ensure_child_provider(child, 'c-' + child, root)
+    client.set_inventory(child, 'FPGA', 1)
     real_call = client._call
     state = {'stale': True}
 
@@ -94,8 +103,8 @@ def test_errors_and_conflict_retry(client, root):
             body = dict(body, resource_provider_generation=99)
         return real_call(method, url, body, ok)
     client._call = racing_call
-    client.set_inventory(child, 'FPGA', 1)
+    client.set_inventory(child, 'FPGA', 2)
     assert 'stale' not in state
     client._call = real_call
     assert client._call('GET', '/resource_providers/%s/inventories/FPGA'
-                        % child).json()['total'] == 1
+                        % child).json()['total'] == 2
