@@ -41,6 +41,18 @@ if [ ! -x .venv-nova/bin/python ] ||
     fi
 fi
 
+# Tempest and cyborg-tempest-plugin for tests/functional/tempest (upstream's
+# API tests against the live API), in their own venv. Optional like
+# Keystone: when the install fails those tests are skipped.
+if [ ! -x .venv-tempest/bin/tempest ]; then
+    if ! { "${PYTHON:-python3}" -m venv .venv-tempest &&
+           .venv-tempest/bin/pip install -q 'tempest==47.0.0' \
+               'cyborg-tempest-plugin==2.8.0'; }; then
+        echo "tempest did not install; upstream's API tests will be skipped" >&2
+        rm -rf .venv-tempest
+    fi
+fi
+
 eval "$(tools/test-setup.sh start)"
 trap 'tools/test-setup.sh stop' EXIT
 

@@ -273,28 +273,18 @@ class Keystone(NoAuth):
         conf.set_override('endpoint_override', endpoint, group='placement')
 
 
-@pytest.fixture(scope='session')
-def keystone(tmp_path_factory):
-    python = keystone_server.keystone_python()
-    if python is None:
-        pytest.skip('Keystone is not installed (tools/run-tests.sh puts it '
-                    'in .venv-keystone)')
-    server = keystone_server.Keystone(python, tmp_path_factory.mktemp('ks'))
-    try:
-        server.start()
-        yield server
-    finally:
-        server.stop()
-
-
 @pytest.fixture(scope='module', params=['noauth', 'http_basic', 'keystone'])
 def mode(request, tmp_path_factory):
     if request.param == 'noauth':
         return NoAuth()
     if request.param == 'http_basic':
         return HttpBasic(tmp_path_factory.mktemp('basic'))
-    server = request.getfixturevalue('keystone')
-    # Users and projects are created once per Keystone.
+    return keystone_identities(request.getfixturevalue('keystone'))
+
+
+def keystone_identities(server):
+    """The :class:`Keystone` mode of ``server``, whose users and projects
+    are created once per Keystone."""
     if getattr(server, 'mode', None) is None:
         server.mode = Keystone(server)
     return server.mode
