@@ -1,9 +1,15 @@
 """One discovery pass over the enabled drivers, and its JSON rendering.
 
 The agent's periodic report and ``cyborg-lite-agent --discover-only``
-both call :func:`discover`; the report sends ``device.to_dict()`` for
-each device, and :func:`render_json` shows the same data for people,
-with each deployable's resource class and traits spelled out.
+both run :func:`run_drivers` (``--discover-only`` through
+:func:`discover`); the report sends ``device.to_dict()`` for each
+device, and :func:`render_json` shows the same data for people, with
+each deployable's resource class and traits spelled out.
+
+A pass reports what it can: a broken device is left out by its driver
+(see :meth:`~cyborg_lite.agent.drivers.base.Driver.skipping_broken`),
+and a driver that fails as a whole is logged and reports nothing, while
+the other drivers still report.
 """
 
 from __future__ import annotations
@@ -13,6 +19,7 @@ import logging
 
 from cyborg_lite.agent.drivers import base
 from cyborg_lite.agent.sysfs import Sysfs
+from cyborg_lite.agent.sysfs import SysfsError
 from cyborg_lite import model
 
 LOG = logging.getLogger(__name__)
@@ -21,11 +28,28 @@ LOG = logging.getLogger(__name__)
 def discover(conf, sysfs: Sysfs | None = None,
              hostname: str | None = None) -> list[model.DriverDevice]:
     """The devices that every enabled driver finds, in driver order."""
+    sysfs = sysfs or Sysfs.from_conf(conf)
+    return run_drivers(base.load_drivers(conf, sysfs, hostname), sysfs)
+
+
+def run_drivers(drivers: list[base.Driver],
+                sysfs: Sysfs) -> list[model.DriverDevice]:
+    """One pass of ``drivers`` over ``sysfs``, in driver order; a driver
+    that fails is logged and left out."""
     devices: list[model.DriverDevice] = []
-    for driver in base.load_drivers(conf, sysfs, hostname):
-        found = driver.discover()
-        LOG.debug('driver %s found %d devices', driver.name, len(found))
-        devices.extend(found)
+    with sysfs.discovery_pass():
+        for driver in drivers:
+            try:
+                found = driver.discover()
+            except SysfsError as exc:
+                LOG.error('Driver %s found no devices: %s', driver.name, exc)
+                continue
+            except Exception as exc:
+                LOG.exception('Driver %s failed; none of its devices are '
+                              'reported: %s', driver.name, exc)
+                continue
+            LOG.debug('driver %s found %d devices', driver.name, len(found))
+            devices.extend(found)
     return devices
 
 

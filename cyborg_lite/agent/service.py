@@ -87,10 +87,9 @@ class AgentService:
         self._thread = None
 
     def discover(self):
-        devices = []
-        for driver in self.drivers:
-            devices.extend(driver.discover())
-        return devices
+        """One pass of the drivers: broken devices and failed drivers
+        are logged and left out, the rest reported."""
+        return discover.run_drivers(self.drivers, self.sysfs)
 
     def report(self):
         """Discover and send one report; returns the conductor's summary."""

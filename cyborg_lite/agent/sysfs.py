@@ -5,6 +5,16 @@ devices, their attributes and links, mdev types and FPGA ids. Pointing
 the root at a fixture tree (``tests/fixtures/sysfs/<name>``) lets every
 driver run against a copy of a real host's layout.
 
+A real host is not always tidy: a card is unplugged while the agent
+reads it, a driver is half bound, a firmware writes odd bytes. So every
+path is resolved, links included, and refused when it leaves the root;
+an attribute is read only when it is a regular file, and at most
+:data:`MAX_ATTR_BYTES` of it; and each value is checked for its shape
+(hex ids, small counts, printable names) before a driver sees it. What
+fails raises :class:`SysfsError` naming the path and why, and
+:meth:`Sysfs.list_pci_devices` leaves such a function out with one
+warning, so that one broken device never hides the others.
+
 The two privileged writes, :meth:`Sysfs.create_mdev` and
 :meth:`Sysfs.remove_mdev`, only write the value the kernel expects into
 the control file. They do not pretend to be the kernel: on a fixture tree
@@ -15,10 +25,16 @@ tests that need those effects apply them with the helpers in
 
 from __future__ import annotations
 
+import contextlib
 import dataclasses
-import glob
+import fnmatch
+import logging
 import os
 import re
+import stat
+import threading
+
+LOG = logging.getLogger(__name__)
 
 PCI_DEVICES = 'bus/pci/devices'
 MDEV_DEVICES = 'bus/mdev/devices'
@@ -27,11 +43,31 @@ MDEV_TYPES = 'mdev_supported_types'
 FME_INTERFACE_GLOB = 'fpga/intel-fpga-dev.*/intel-fpga-fme.*/pr/interface_id'
 PORT_AFU_GLOB = 'fpga/intel-fpga-dev.*/intel-fpga-port.*/afu_id'
 
+# The kernel's sysfs attributes hold at most one page; a longer file is
+# no attribute, and reading it whole could take all the agent's memory.
+MAX_ATTR_BYTES = 4096
+# Instances of an mdev type, mdevs of a type, VFs of a function: real
+# cards have tens at most; more would only make a huge report.
+MAX_INSTANCES = 1024
+# Names that end up in traits and models (mdev type names such as
+# ``GRID T4-2B``); Placement takes traits of up to 255 characters.
+MAX_NAME_CHARS = 64
+# FPGA region and function ids of one card.
+MAX_FPGA_IDS = 64
+
 PCI_ADDRESS_RE = re.compile(
     r'^[0-9a-f]{4}:[0-9a-f]{2}:[0-9a-f]{2}\.[0-7]$')
 MDEV_TYPE_RE = re.compile(r'^[A-Za-z0-9_.-]+$')
 UUID_RE = re.compile(
     r'^[0-9a-f]{8}-[0-9a-f]{4}-[0-9a-f]{4}-[0-9a-f]{4}-[0-9a-f]{12}$')
+HEX_ID_RES = {4: re.compile(r'^[0-9a-f]{4}$'),   # vendor, device
+              6: re.compile(r'^[0-9a-f]{6}$')}   # class
+COUNT_RE = re.compile(r'^[0-9]{1,7}$')
+VIRTFN_RE = re.compile(r'^virtfn[0-9]{1,5}$')
+DRIVER_NAME_RE = re.compile(r'^[A-Za-z0-9_.+-]{1,64}$')
+IOMMU_GROUP_RE = re.compile(r'^[0-9]{1,7}$')
+# A PR interface or AFU id: 128 bits in hex, dashes allowed.
+FPGA_ID_RE = re.compile(r'^[0-9a-f]{8}(-?[0-9a-f]{4}){3}-?[0-9a-f]{12}$')
 
 
 class SysfsError(Exception):
@@ -70,11 +106,40 @@ class MdevType:
     created: tuple[str, ...] = ()  # uuids listed in devices/
 
 
-def _strip_hex(value: str | None) -> str | None:
-    if value is None:
-        return None
-    value = value.strip().lower()
-    return value[2:] if value.startswith('0x') else value
+# Shape checks: each takes the stripped text and the path it came from.
+
+def _show(value: str) -> str:
+    """``value`` for a message: repr'd, at most 40 characters of it."""
+    if len(value) > 40:
+        return repr(value[:40]) + '...'
+    return repr(value)
+
+
+def hex_id(value: str, width: int, path: str) -> str:
+    """``0x10de`` -> ``10de``; refuses anything but ``width`` hex digits."""
+    text = value.lower()
+    text = text[2:] if text.startswith('0x') else text
+    if not HEX_ID_RES[width].match(text):
+        raise SysfsError('%s holds %s, not a %d-digit hex id'
+                         % (path, _show(value), width))
+    return text
+
+
+def count(value: str, path: str, limit: int = MAX_INSTANCES) -> int:
+    """A decimal count from 0 to ``limit``."""
+    if not COUNT_RE.match(value) or int(value) > limit:
+        raise SysfsError('%s holds %s, not a count from 0 to %d'
+                         % (path, _show(value), limit))
+    return int(value)
+
+
+def printable_name(value: str, path: str,
+                   limit: int = MAX_NAME_CHARS) -> str:
+    """A non-empty printable name of at most ``limit`` characters."""
+    if not value or len(value) > limit or not value.isprintable():
+        raise SysfsError('%s holds %s, not a printable name of 1 to %d '
+                         'characters' % (path, _show(value), limit))
+    return value
 
 
 def _check_mdev_args(address: str | None, mdev_type: str | None,
@@ -83,11 +148,18 @@ def _check_mdev_args(address: str | None, mdev_type: str | None,
     arrive over RPC."""
     if address is not None and not PCI_ADDRESS_RE.match(address):
         raise SysfsError('%r is not a PCI address' % address)
-    if mdev_type is not None and (not MDEV_TYPE_RE.match(mdev_type)
-                                  or mdev_type in ('.', '..')):
-        raise SysfsError('%r is not an mdev type' % mdev_type)
+    if mdev_type is not None:
+        _check_mdev_type(mdev_type)
     if not UUID_RE.match(uuid):
         raise SysfsError('%r is not a lower-case mdev uuid' % uuid)
+
+
+def _check_mdev_type(mdev_type: str) -> None:
+    if not MDEV_TYPE_RE.match(mdev_type) or mdev_type in ('.', '..'):
+        raise SysfsError('%r is not an mdev type' % mdev_type)
+
+
+_ABSENT = (FileNotFoundError, NotADirectoryError)
 
 
 class Sysfs:
@@ -95,6 +167,11 @@ class Sysfs:
 
     def __init__(self, root: str = '/sys') -> None:
         self.root = os.path.abspath(root)
+        # Links resolve to real paths: compare them with the real root,
+        # so that a root reached through a link still holds its files.
+        self._real_root = os.path.realpath(self.root)
+        self._root_prefix = os.path.join(self._real_root, '')
+        self._pass = threading.local()
 
     @classmethod
     def from_conf(cls, conf) -> Sysfs:
@@ -103,31 +180,121 @@ class Sysfs:
     def path(self, *parts: str) -> str:
         return os.path.join(self.root, *parts)
 
+    # Resolution: every access goes through here.
+
+    def _inside(self, real: str) -> bool:
+        return real == self._real_root or real.startswith(self._root_prefix)
+
+    def _resolve(self, *parts: str) -> str:
+        """The real path of ``parts``, links followed.
+
+        Raises FileNotFoundError or NotADirectoryError when it does not
+        exist, and SysfsError on a link loop or when it leaves the root.
+        """
+        path = self.path(*parts)
+        if path == self.root:
+            return self._real_root
+        head, tail = os.path.split(path)
+        try:
+            real_head = self._real_dir(head)
+            real = os.path.join(real_head, tail)
+            if tail in ('.', '..') or stat.S_ISLNK(os.lstat(real).st_mode):
+                real = os.path.realpath(real, strict=True)
+        except _ABSENT:
+            raise
+        except OSError as exc:
+            raise SysfsError('cannot resolve %s: %s'
+                             % (path, exc.strerror or exc)) from exc
+        if not self._inside(real):
+            raise SysfsError('%s leads outside the sysfs root %s (to %s)'
+                             % (path, self.root, real))
+        return real
+
+    def _real_dir(self, path: str) -> str:
+        """``os.path.realpath(path, strict=True)``, refused outside the
+        root, and remembered for the rest of a discovery pass: a pass
+        reads many files of each directory."""
+        cache = getattr(self._pass, 'dirs', None)
+        if cache is not None and path in cache:
+            return cache[path]
+        real = os.path.realpath(path, strict=True)
+        if not self._inside(real):
+            raise SysfsError('%s leads outside the sysfs root %s (to %s)'
+                             % (path, self.root, real))
+        if cache is not None:
+            cache[path] = real
+        return real
+
     # Generic reads.
 
     def read(self, *parts: str) -> str | None:
-        """The stripped text of a file, or None when it is absent."""
+        """The stripped text of an attribute, or None when it is absent.
+
+        Only a regular file inside the root is read (a FIFO or a device
+        node is not even opened), at most :data:`MAX_ATTR_BYTES` of it,
+        and it must be UTF-8; otherwise SysfsError.
+        """
+        path = self.path(*parts)
         try:
-            with open(self.path(*parts), encoding='utf-8') as f:
-                return f.read().strip()
-        except FileNotFoundError:
+            real = self._resolve(*parts)
+            if not stat.S_ISREG(os.stat(real).st_mode):
+                raise SysfsError('%s is not a regular file' % path)
+            # O_NONBLOCK: should a FIFO be swapped in after the check, the
+            # open does not wait for a writer; fstat then refuses it.
+            fd = os.open(real, os.O_RDONLY | os.O_NOFOLLOW | os.O_NONBLOCK
+                         | os.O_CLOEXEC)
+            try:
+                if not stat.S_ISREG(os.fstat(fd).st_mode):
+                    raise SysfsError('%s is not a regular file' % path)
+                data = _read_bounded(fd, MAX_ATTR_BYTES + 1)
+            finally:
+                os.close(fd)
+        except _ABSENT:
             return None
         except OSError as exc:
             raise SysfsError('cannot read %s: %s'
-                             % (self.path(*parts), exc)) from exc
+                             % (path, exc.strerror or exc)) from exc
+        if len(data) > MAX_ATTR_BYTES:
+            raise SysfsError('%s holds more than %d bytes; no attribute is '
+                             'that long' % (path, MAX_ATTR_BYTES))
+        try:
+            return data.decode('utf-8').strip()
+        except UnicodeDecodeError:
+            raise SysfsError('%s is not UTF-8 text' % path) from None
 
     def link_name(self, *parts: str) -> str | None:
-        """The last component of a symlink's target, or None."""
+        """The last component of a symlink's target, or None when there
+        is no such link; SysfsError when the link points outside the
+        root. The target itself is not opened, only named."""
+        path = self.path(*parts)
         try:
-            return os.path.basename(os.readlink(self.path(*parts)))
-        except (FileNotFoundError, OSError):
-            return None
+            target = os.readlink(path)
+            real_dir = self._real_dir(os.path.dirname(path))
+        except OSError:
+            return None  # absent, or not a link
+        real = os.path.normpath(os.path.join(real_dir, target))
+        if not self._inside(real):
+            raise SysfsError('%s leads outside the sysfs root %s (to %s)'
+                             % (path, self.root, real))
+        return os.path.basename(real)
 
     def listdir(self, *parts: str) -> list[str]:
+        """The sorted names in a directory; [] when it is absent."""
+        path = self.path(*parts)
         try:
-            return sorted(os.listdir(self.path(*parts)))
-        except (FileNotFoundError, NotADirectoryError):
+            return sorted(os.listdir(self._resolve(*parts)))
+        except _ABSENT:
             return []
+        except OSError as exc:
+            raise SysfsError('cannot list %s: %s'
+                             % (path, exc.strerror or exc)) from exc
+
+    def _exists(self, *parts: str) -> bool:
+        try:
+            self._resolve(*parts)
+        except _ABSENT:
+            return False
+        return True
 
     # PCI.
 
@@ -137,62 +304,182 @@ class Sysfs:
                 if PCI_ADDRESS_RE.match(name)]
 
     def has_pci_device(self, address: str) -> bool:
-        return os.path.isdir(self.path(PCI_DEVICES, address))
+        if not PCI_ADDRESS_RE.match(address):
+            return False
+        try:
+            return os.path.isdir(self._resolve(PCI_DEVICES, address))
+        except (SysfsError, *_ABSENT):
+            return False
+
+    def _gone(self, address: str, what: str) -> SysfsError:
+        """The error for a file of ``address`` that is missing: the
+        device is gone (unplugged while it was read), or lacks ``what``."""
+        if not self._exists(PCI_DEVICES, address):
+            return SysfsError('%s is not a PCI device: no such file or '
+                              'directory %s (unplugged?)'
+                              % (address, self.path(PCI_DEVICES, address)))
+        return SysfsError('%s has no %s' % (address, what))
+
+    def _pci_id(self, address: str, name: str, width: int,
+                required: bool = True) -> str | None:
+        value = self.read(PCI_DEVICES, address, name)
+        if value is None:
+            if required:
+                raise self._gone(address, '%s file; it is no PCI device'
+                                 % name)
+            return None
+        return hex_id(value, width, self.path(PCI_DEVICES, address, name))
+
+    def _pci_link(self, address: str, name: str) -> str | None:
+        """The PCI address a link of ``address`` names (``physfn``...)."""
+        target = self.link_name(PCI_DEVICES, address, name)
+        if target is not None and not PCI_ADDRESS_RE.match(target):
+            raise SysfsError('%s names %s, not a PCI address'
+                             % (self.path(PCI_DEVICES, address, name),
+                                _show(target)))
+        return target
+
+    def _shaped_link(self, address: str, name: str,
+                     shape: re.Pattern) -> str | None:
+        target = self.link_name(PCI_DEVICES, address, name)
+        if target is not None and not shape.match(target):
+            raise SysfsError('%s names %s, not a %s'
+                             % (self.path(PCI_DEVICES, address, name),
+                                _show(target), name))
+        return target
 
     def pci_device(self, address: str) -> PciDevice:
-        """Read one PCI function's ids and links."""
-        def attr(name: str) -> str | None:
-            return _strip_hex(self.read(PCI_DEVICES, address, name))
-
-        vendor, device = attr('vendor'), attr('device')
-        class_code = attr('class')
-        if vendor is None or device is None or class_code is None:
-            raise SysfsError('%s is not a PCI device'
-                             % self.path(PCI_DEVICES, address))
-        virtfns = sorted(
-            (n for n in self.listdir(PCI_DEVICES, address)
-             if n.startswith('virtfn')), key=lambda n: int(n[6:]))
-        return PciDevice(
+        """Read one PCI function's ids and links; SysfsError when the
+        function is absent, gone or broken."""
+        if not PCI_ADDRESS_RE.match(address):
+            raise SysfsError('%s is not a PCI address' % _show(address))
+        try:
+            devdir = self._resolve(PCI_DEVICES, address)
+        except _ABSENT:
+            raise self._gone(address, 'directory') from None
+        if not os.path.isdir(devdir):
+            raise SysfsError('%s is not a PCI device: %s is not a directory'
+                             % (address, self.path(PCI_DEVICES, address)))
+        vendor = self._pci_id(address, 'vendor', 4)
+        device = self._pci_id(address, 'device', 4)
+        class_code = self._pci_id(address, 'class', 6)
+        virtfns = [n for n in self.listdir(PCI_DEVICES, address)
+                   if VIRTFN_RE.match(n)]
+        if len(virtfns) > MAX_INSTANCES:
+            raise SysfsError('%s has %d virtfn links; at most %d are taken'
+                             % (address, len(virtfns), MAX_INSTANCES))
+        virtfns.sort(key=lambda n: int(n[6:]))
+        found = PciDevice(
             address=address, vendor=vendor, device=device,
             class_code=class_code,
-            subsystem_vendor=attr('subsystem_vendor'),
-            subsystem_device=attr('subsystem_device'),
-            driver=self.link_name(PCI_DEVICES, address, 'driver'),
-            physfn=self.link_name(PCI_DEVICES, address, 'physfn'),
-            virtfns=tuple(self.link_name(PCI_DEVICES, address, n)
-                          for n in virtfns),
-            iommu_group=self.link_name(PCI_DEVICES, address, 'iommu_group'))
+            subsystem_vendor=self._pci_id(address, 'subsystem_vendor', 4,
+                                          required=False),
+            subsystem_device=self._pci_id(address, 'subsystem_device', 4,
+                                          required=False),
+            driver=self._shaped_link(address, 'driver', DRIVER_NAME_RE),
+            physfn=self._pci_link(address, 'physfn'),
+            virtfns=tuple(vf for vf in (self._pci_link(address, n)
+                                        for n in virtfns) if vf),
+            iommu_group=self._shaped_link(address, 'iommu_group',
+                                          IOMMU_GROUP_RE))
+        # Unplugged while it was read: what was read may be half of it.
+        if not self._exists(PCI_DEVICES, address):
+            raise self._gone(address, 'directory')
+        return found
+
+    @contextlib.contextmanager
+    def discovery_pass(self):
+        """One discovery pass (in this thread): :meth:`list_pci_devices`
+        reads the bus once, so every driver of the pass sees the same
+        functions, and a broken one is logged once, not once per
+        driver. The directories the pass resolves are remembered until
+        it ends (files are still resolved on every read)."""
+        state = self._pass
+        if getattr(state, 'active', False):
+            yield self
+            return
+        state.active, state.devices, state.dirs = True, None, {}
+        try:
+            yield self
+        finally:
+            state.active, state.devices, state.dirs = False, None, None
 
     def list_pci_devices(self) -> list[PciDevice]:
-        return [self.pci_device(a) for a in self.list_pci_addresses()]
+        """Every readable PCI function; one that is not (gone, a file
+        missing or of the wrong shape, a link out of the root) is left
+        out with one warning that names it and why."""
+        state = self._pass
+        in_pass = getattr(state, 'active', False)
+        if in_pass and state.devices is not None:
+            return list(state.devices)
+        devices = []
+        for address in self.list_pci_addresses():
+            try:
+                devices.append(self.pci_device(address))
+            except SysfsError as exc:
+                LOG.warning('Skipping PCI device %s: %s', address, exc)
+        if in_pass:
+            state.devices = devices
+        return list(devices)
 
     # Mediated devices.
+
+    def mdev_type(self, address: str, type_id: str) -> MdevType | None:
+        """One entry of the device's ``mdev_supported_types``; None when
+        the device does not offer that type."""
+        if not PCI_ADDRESS_RE.match(address):
+            raise SysfsError('%s is not a PCI address' % _show(address))
+        _check_mdev_type(type_id)
+        base = (PCI_DEVICES, address, MDEV_TYPES, type_id)
+        if not self._exists(*base):
+            if not self._exists(PCI_DEVICES, address):
+                raise self._gone(address, 'directory')
+            return None
+        path = self.path(*base)
+        available = self.read(*base, 'available_instances')
+        if available is None:
+            raise self._gone(address, 'available_instances for mdev type %s'
+                             % type_id)
+        available = count(available,
+                          os.path.join(path, 'available_instances'))
+        created = [n for n in self.listdir(*base, 'devices')
+                   if UUID_RE.match(n)]
+        if len(created) > MAX_INSTANCES:
+            raise SysfsError('%s/devices lists %d mdevs; at most %d are '
+                             'taken' % (path, len(created), MAX_INSTANCES))
+        name = self.read(*base, 'name')
+        if name is not None:
+            name = printable_name(name, os.path.join(path, 'name'))
+        found = MdevType(
+            type_id=type_id, name=name or type_id,
+            available_instances=available,
+            device_api=self.read(*base, 'device_api'),
+            description=self.read(*base, 'description'),
+            created=tuple(created))
+        if not self._exists(*base):
+            raise self._gone(address, 'mdev type %s any more' % type_id)
+        return found
 
     def mdev_types(self, address: str) -> dict[str, MdevType]:
         """The device's ``mdev_supported_types``, by type id."""
         types = {}
-        base = (PCI_DEVICES, address, MDEV_TYPES)
-        for type_id in self.listdir(*base):
-            available = self.read(*base, type_id, 'available_instances')
-            created = [n for n in self.listdir(*base, type_id, 'devices')
-                       if UUID_RE.match(n)]
-            types[type_id] = MdevType(
-                type_id=type_id,
-                name=self.read(*base, type_id, 'name') or type_id,
-                available_instances=int(available or 0),
-                device_api=self.read(*base, type_id, 'device_api'),
-                description=self.read(*base, type_id, 'description'),
-                created=tuple(created))
+        for type_id in self.listdir(PCI_DEVICES, address, MDEV_TYPES):
+            if MDEV_TYPE_RE.match(type_id) and type_id not in ('.', '..'):
+                found = self.mdev_type(address, type_id)
+                if found is not None:
+                    types[type_id] = found
         return types
 
     def create_mdev(self, address: str, mdev_type: str, uuid: str) -> None:
         """Ask the kernel for an mdev of ``mdev_type`` named ``uuid``."""
         _check_mdev_args(address, mdev_type, uuid)
-        create = self.path(PCI_DEVICES, address, MDEV_TYPES, mdev_type,
-                           'create')
-        if not os.path.exists(create):
+        parts = (PCI_DEVICES, address, MDEV_TYPES, mdev_type, 'create')
+        try:
+            create = self._resolve(*parts)
+        except _ABSENT:
             raise SysfsError('%s does not offer mdev type %s (no %s)'
-                             % (address, mdev_type, create))
+                             % (address, mdev_type,
+                                self.path(*parts))) from None
         self._write(create, uuid)
 
     def remove_mdev(self, uuid: str, address: str | None = None,
@@ -203,41 +490,85 @@ class Sysfs:
         is the fallback when the parent and type are known.
         """
         _check_mdev_args(address, mdev_type, uuid)
-        candidates = [self.path(MDEV_DEVICES, uuid, 'remove')]
+        candidates = [(MDEV_DEVICES, uuid, 'remove')]
         if address and mdev_type:
-            candidates.append(self.path(PCI_DEVICES, address, MDEV_TYPES,
-                                        mdev_type, 'devices', uuid,
-                                        'remove'))
-        for remove in candidates:
-            if os.path.exists(remove):
-                self._write(remove, '1')
-                return True
+            candidates.append((PCI_DEVICES, address, MDEV_TYPES, mdev_type,
+                               'devices', uuid, 'remove'))
+        for parts in candidates:
+            try:
+                remove = self._resolve(*parts)
+            except _ABSENT:
+                continue
+            self._write(remove, '1')
+            return True
         return False
 
     # Intel FPGA (intel-fpga driver).
 
     def fpga_interface_ids(self, address: str) -> list[str]:
         """PR interface ids (regions) of the card's FME."""
-        return self._read_glob(PCI_DEVICES, address, FME_INTERFACE_GLOB)
+        return self._fpga_ids(address, FME_INTERFACE_GLOB)
 
     def fpga_afu_ids(self, address: str) -> list[str]:
         """AFU ids of the ports that this function owns."""
-        return self._read_glob(PCI_DEVICES, address, PORT_AFU_GLOB)
+        return self._fpga_ids(address, PORT_AFU_GLOB)
 
-    def _read_glob(self, *parts: str) -> list[str]:
+    def _fpga_ids(self, address: str, pattern: str) -> list[str]:
         values = []
-        for path in sorted(glob.glob(self.path(*parts))):
-            rel = os.path.relpath(path, self.root)
-            value = self.read(rel)
-            if value:
-                values.append(value)
+        for parts in self._glob((PCI_DEVICES, address), pattern):
+            value = self.read(*parts)
+            if not value:
+                continue
+            if not FPGA_ID_RE.match(value.lower()):
+                raise SysfsError('%s holds %s, not a 128-bit hex id'
+                                 % (self.path(*parts), _show(value)))
+            values.append(value)
+        if len(values) > MAX_FPGA_IDS:
+            raise SysfsError('%s has %d FPGA ids; at most %d are taken'
+                             % (address, len(values), MAX_FPGA_IDS))
         return values
+
+    def _glob(self, base: tuple[str, ...],
+              pattern: str) -> list[tuple[str, ...]]:
+        """Paths under ``base`` that match ``pattern`` (``*`` within a
+        component), found with :meth:`listdir` so that no link takes the
+        search out of the root."""
+        found = [base]
+        for component in pattern.split('/'):
+            if not any(c in component for c in '*?['):
+                found = [parts + (component,) for parts in found]
+                continue
+            found = [parts + (name,) for parts in found
+                     for name in self.listdir(*parts)
+                     if fnmatch.fnmatchcase(name, component)]
+        return sorted(found)
 
     @staticmethod
     def _write(path: str, value: str) -> None:
+        """Write into an existing regular file (a control attribute)."""
         try:
-            with open(path, 'w', encoding='utf-8') as f:
-                f.write(value)
+            if not stat.S_ISREG(os.stat(path).st_mode):
+                raise SysfsError('cannot write %r to %s: not a regular file'
+                                 % (value, path))
+            fd = os.open(path, os.O_WRONLY | os.O_TRUNC | os.O_NOFOLLOW
+                         | os.O_NONBLOCK | os.O_CLOEXEC)
+            try:
+                os.write(fd, value.encode('utf-8'))
+            finally:
+                os.close(fd)
         except OSError as exc:
             raise SysfsError('cannot write %r to %s: %s'
-                             % (value, path, exc)) from exc
+                             % (value, path, exc.strerror or exc)) from exc
+
+
+def _read_bounded(fd: int, limit: int) -> bytes:
+    """Up to ``limit`` bytes of ``fd``, fewer at its end."""
+    chunks = []
+    size = 0
+    while size < limit:
+        chunk = os.read(fd, limit - size)
+        if not chunk:
+            break
+        chunks.append(chunk)
+        size += len(chunk)
+    return b''.join(chunks)

@@ -10,10 +10,12 @@ classes for a source tree whose entry points are not installed.
 from __future__ import annotations
 
 import abc
+import contextlib
 import importlib
 import json
 import logging
 import os
+import re
 import shlex
 import signal
 import socket
@@ -23,11 +25,17 @@ from typing import ClassVar
 import stevedore
 
 from cyborg_lite.agent.sysfs import Sysfs
+from cyborg_lite.agent.sysfs import SysfsError
 from cyborg_lite import model
 
 LOG = logging.getLogger(__name__)
 
 NAMESPACE = 'cyborg_lite.accelerator.driver'
+# Placement's trait and resource class names: [A-Z0-9_], 255 at most.
+TRAIT_RE = re.compile(r'^[A-Z0-9_]{1,255}$')
+# What reading one device may raise when the device, not the driver, is
+# at fault: see Driver.skipping_broken.
+DEVICE_ERRORS = (SysfsError, OSError, ValueError)
 
 BUILTIN_DRIVERS = {
     'fake': 'cyborg_lite.agent.drivers.fake:FakeDriver',
@@ -75,8 +83,13 @@ def pci_handle(address: str) -> model.DriverAttachHandle:
 
 def attributes(rc: str, traits: list[str]) -> tuple[model.DriverAttribute,
                                                     ...]:
-    """``rc`` plus ``trait0..N`` in the order given, duplicates dropped."""
+    """``rc`` plus ``trait0..N`` in the order given, duplicates dropped;
+    ValueError for a name that Placement would refuse."""
     unique = list(dict.fromkeys(traits))
+    for name in [rc] + unique:
+        if not TRAIT_RE.match(name):
+            raise ValueError('%r is not a trait or resource class name'
+                             % name[:80])
     return ((model.DriverAttribute('rc', rc),)
             + tuple(model.DriverAttribute('trait%d' % n, t)
                     for n, t in enumerate(unique)))
@@ -101,6 +114,18 @@ class Driver(abc.ABC):
 
     def deployable_name(self, address: str) -> str:
         return '%s_%s' % (self.hostname, address)
+
+    @contextlib.contextmanager
+    def skipping_broken(self, address: str):
+        """Around the reading of one device: a device that cannot be read
+        (unplugged meanwhile, a file missing or of the wrong shape, a
+        link out of the sysfs root) is left out with one warning that
+        names it and why, and the scan goes on with the next."""
+        try:
+            yield
+        except DEVICE_ERRORS as exc:
+            LOG.warning('Driver %s skips device %s: %s', self.name, address,
+                        exc)
 
     @abc.abstractmethod
     def discover(self) -> list[model.DriverDevice]:

@@ -12,6 +12,7 @@ from __future__ import annotations
 
 from cyborg_lite.agent.drivers import base
 from cyborg_lite.agent.sysfs import PciDevice
+from cyborg_lite.agent.sysfs import SysfsError
 from cyborg_lite import model
 
 VENDOR_ID = '8086'
@@ -30,15 +31,25 @@ class IntelFPGADriver(base.Driver):
     name = 'intel_fpga'
 
     def discover(self) -> list[model.DriverDevice]:
+        functions = self.sysfs.list_pci_devices()
+        by_address = {pci.address: pci for pci in functions}
         devices = []
-        for pci in self.sysfs.list_pci_devices():
+        for pci in functions:
             if (pci.vendor == VENDOR_ID and pci.device in PF_PRODUCTS
                     and not pci.is_vf):
-                devices.append(self._device(pci))
+                with self.skipping_broken(pci.address):
+                    devices.append(self._device(pci, by_address))
         return devices
 
-    def _device(self, pf: PciDevice) -> model.DriverDevice:
-        vfs = [self.sysfs.pci_device(a) for a in pf.virtfns]
+    def _device(self, pf: PciDevice,
+                by_address: dict[str, PciDevice]) -> model.DriverDevice:
+        vfs = []
+        for address in pf.virtfns:
+            if address not in by_address:
+                # With a VF on, the card's port is on the VF: without it
+                # the card cannot be described.
+                raise SysfsError('its VF %s cannot be read' % address)
+            vfs.append(by_address[address])
         vfs = [vf for vf in vfs if VF_PRODUCTS.get(vf.device) == pf.device]
         handle_addresses = [vf.address for vf in vfs] or [pf.address]
         afu_ids = []

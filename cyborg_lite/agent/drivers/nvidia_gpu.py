@@ -49,12 +49,17 @@ VGPU_NAME_PREFIXES = ('GRID ', 'NVIDIA ')
 
 
 def vgpu_trait_name(mdev_name: str) -> str:
-    """``GRID T4-1B`` -> ``T4_1B``; ``NVIDIA A100-4C`` -> ``A100_4C``."""
+    """``GRID T4-1B`` -> ``T4_1B``; ``NVIDIA A100-4C`` -> ``A100_4C``;
+    ValueError when nothing of the name is left for a trait."""
+    name = mdev_name
     for prefix in VGPU_NAME_PREFIXES:
-        if mdev_name.startswith(prefix):
-            mdev_name = mdev_name[len(prefix):]
+        if name.startswith(prefix):
+            name = name[len(prefix):]
             break
-    return base.trait_part(mdev_name)
+    part = base.trait_part(name)
+    if not part:
+        raise ValueError('vGPU type name %r makes no trait' % mdev_name)
+    return part
 
 
 class NvidiaGPUDriver(base.Driver):
@@ -74,7 +79,8 @@ class NvidiaGPUDriver(base.Driver):
             if not self._is_gpu(pci):
                 continue
             vgpu_type = types_by_address.get(pci.address, default_type)
-            devices.append(self._device(pci, vgpu_type))
+            with self.skipping_broken(pci.address):
+                devices.append(self._device(pci, vgpu_type))
         return devices
 
     def _is_gpu(self, pci: PciDevice) -> bool:
@@ -107,7 +113,7 @@ class NvidiaGPUDriver(base.Driver):
                 vgpu_type: str | None) -> model.DriverDevice:
         mdev_type = None
         if vgpu_type is not None:
-            mdev_type = self.sysfs.mdev_types(pci.address).get(vgpu_type)
+            mdev_type = self.sysfs.mdev_type(pci.address, vgpu_type)
             if mdev_type is None:
                 LOG.warning('GPU %s does not offer vGPU type %s; reporting'
                             ' it as a whole GPU', pci.address, vgpu_type)

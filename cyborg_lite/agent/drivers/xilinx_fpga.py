@@ -13,6 +13,7 @@ import logging
 
 from cyborg_lite.agent.drivers import base
 from cyborg_lite.agent.sysfs import PciDevice
+from cyborg_lite.agent.sysfs import SysfsError
 from cyborg_lite import model
 
 LOG = logging.getLogger(__name__)
@@ -50,18 +51,28 @@ class XilinxFPGADriver(base.Driver):
 
     def discover(self) -> list[model.DriverDevice]:
         slots: dict[str, list[PciDevice]] = {}
-        for pci in self.sysfs.list_pci_devices():
+        readable = self.sysfs.list_pci_devices()
+        for pci in readable:
             if (pci.vendor == VENDOR_ID and pci.class_code[:4]
                     == PROCESSING_ACCELERATOR_CLASS):
                 slots.setdefault(_slot(pci.address), []).append(pci)
+        # Functions listed on the bus that could not be read (and were
+        # logged): a card with one of them is not described whole.
+        unreadable = (set(self.sysfs.list_pci_addresses())
+                      - {pci.address for pci in readable})
         devices = []
-        for functions in slots.values():
+        for slot, functions in slots.items():
             mgmt = [f for f in functions if _is_mgmt(f)]
             if not mgmt:
                 LOG.warning('Xilinx card in slot %s has no management PF;'
-                            ' skipped', _slot(functions[0].address))
+                            ' skipped', slot)
                 continue
-            devices.append(self._device(mgmt[0], functions))
+            with self.skipping_broken(mgmt[0].address):
+                broken = sorted(a for a in unreadable if _slot(a) == slot)
+                if broken:
+                    raise SysfsError('its function %s cannot be read'
+                                     % ', '.join(broken))
+                devices.append(self._device(mgmt[0], functions))
         return devices
 
     def _device(self, mgmt: PciDevice,
