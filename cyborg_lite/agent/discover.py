@@ -8,8 +8,12 @@ each deployable's resource class and traits spelled out.
 
 A pass reports what it can: a broken device is left out by its driver
 (see :meth:`~cyborg_lite.agent.drivers.base.Driver.skipping_broken`),
-and a driver that fails as a whole is logged and reports nothing, while
-the other drivers still report.
+and a driver that fails as a whole is logged while the other drivers
+still report. The daemon passes the devices each driver found last
+time (``last_found``), and a failed driver's last devices are reported
+again: a driver's bad moment must not delete its devices from the
+inventory and from Placement. A device that really went away goes at
+the first pass its driver completes.
 """
 
 from __future__ import annotations
@@ -32,25 +36,42 @@ def discover(conf, sysfs: Sysfs | None = None,
     return run_drivers(base.load_drivers(conf, sysfs, hostname), sysfs)
 
 
-def run_drivers(drivers: list[base.Driver],
-                sysfs: Sysfs) -> list[model.DriverDevice]:
-    """One pass of ``drivers`` over ``sysfs``, in driver order; a driver
-    that fails is logged and left out."""
+def run_drivers(drivers: list[base.Driver], sysfs: Sysfs,
+                last_found: dict | None = None) -> list[model.DriverDevice]:
+    """One pass of ``drivers`` over ``sysfs``, in driver order.
+
+    A driver that fails is logged; its devices of ``last_found`` (driver
+    name -> devices, updated here after each driver that completes) are
+    reported in its place, or none without them.
+    """
     devices: list[model.DriverDevice] = []
     with sysfs.discovery_pass():
         for driver in drivers:
-            try:
-                found = driver.discover()
-            except SysfsError as exc:
-                LOG.error('Driver %s found no devices: %s', driver.name, exc)
-                continue
-            except Exception as exc:
-                LOG.exception('Driver %s failed; none of its devices are '
-                              'reported: %s', driver.name, exc)
-                continue
-            LOG.debug('driver %s found %d devices', driver.name, len(found))
+            found = _run_one(driver)
+            if found is None:
+                found = (last_found or {}).get(driver.name, [])
+                if found:
+                    LOG.warning('Driver %s failed: reporting the %d devices '
+                                'it found last time', driver.name,
+                                len(found))
+            elif last_found is not None:
+                last_found[driver.name] = found
             devices.extend(found)
     return devices
+
+
+def _run_one(driver: base.Driver) -> list[model.DriverDevice] | None:
+    """The devices ``driver`` finds, or None when it fails as a whole."""
+    try:
+        found = driver.discover()
+    except SysfsError as exc:
+        LOG.error('Driver %s found no devices: %s', driver.name, exc)
+        return None
+    except Exception as exc:
+        LOG.exception('Driver %s failed: %s', driver.name, exc)
+        return None
+    LOG.debug('driver %s found %d devices', driver.name, len(found))
+    return found
 
 
 def to_report(hostname: str, devices: list[model.DriverDevice]) -> dict:

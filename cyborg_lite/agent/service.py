@@ -82,14 +82,17 @@ class AgentService:
                         base.load_drivers(conf, self.sysfs, self.hostname))
         self.conductor = conductor_rpcapi.ConductorAPI(conf, transport)
         self.manager = manager.AgentManager(conf, self.sysfs, self.drivers)
+        # Driver name -> the devices it found at its last complete pass.
+        self._last_found = {}
         self._server = None
         self._stop = threading.Event()
         self._thread = None
 
     def discover(self):
-        """One pass of the drivers: broken devices and failed drivers
-        are logged and left out, the rest reported."""
-        return discover.run_drivers(self.drivers, self.sysfs)
+        """One pass of the drivers: broken devices are logged and left
+        out; a driver that fails reports its last devices again."""
+        return discover.run_drivers(self.drivers, self.sysfs,
+                                    self._last_found)
 
     def report(self):
         """Discover and send one report; returns the conductor's summary."""

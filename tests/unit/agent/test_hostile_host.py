@@ -575,3 +575,39 @@ def test_discover_only_as_a_process_on_a_broken_host(root, tmp_path):
     for address in (T4, PAC):
         assert len([line for line in result.stderr.splitlines()
                     if address in line]) == 1, result.stderr
+
+
+class FlakyDriver(base.Driver):
+    """The fake driver, failing as a whole while ``failing`` is set."""
+
+    name = 'flaky'
+    failing = False
+
+    def __init__(self, conf, sysfs):
+        super().__init__(conf, sysfs)
+        self._fake = fake.FakeDriver(conf, sysfs)
+
+    def discover(self):
+        if self.failing:
+            raise RuntimeError('firmware did not answer')
+        return self._fake.discover()
+
+
+def test_a_failed_driver_reports_its_last_devices(conf_factory, root,
+                                                  caplog):
+    """A driver's bad moment does not delete its devices: the daemon
+    reports what it found last time until it completes a pass again."""
+    conf = conf_factory(None, CONFIG, sysfs_root=root)
+    sysfs = Sysfs(root)
+    flaky = FlakyDriver(conf, sysfs)
+    drivers = [flaky, nvidia_gpu.NvidiaGPUDriver(conf, sysfs)]
+    last_found = {}
+    first = _names(discover.run_drivers(drivers, sysfs, last_found))
+    flaky.failing = True
+    caplog.set_level(logging.WARNING)
+    assert _names(discover.run_drivers(drivers, sysfs, last_found)) == first
+    assert any('flaky failed: reporting the 2 devices it found last time'
+               in r.getMessage() for r in caplog.records)
+    # Without a memory (--discover-only's single pass) it reports none.
+    assert len(_names(discover.run_drivers(drivers, sysfs))) == \
+        len(first) - 2
