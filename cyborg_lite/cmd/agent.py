@@ -8,6 +8,7 @@ Without it the agent service runs (``cyborg_lite.agent.service.run``).
 from __future__ import annotations
 
 import argparse
+import os
 import sys
 
 from cyborg_lite.agent import discover as discover_mod
@@ -36,6 +37,11 @@ def main(argv: list[str] | None = None) -> int:
     if args.sysfs_root:
         overrides[('agent', 'sysfs_root')] = args.sysfs_root
     conf = conf_mod.build_conf(rest, overrides=overrides)
+    if not os.path.isdir(conf.agent.sysfs_root):
+        print('cyborg-lite-agent: the sysfs root %s is not a directory '
+              '(--sysfs-root or [agent] sysfs_root)' % conf.agent.sysfs_root,
+              file=sys.stderr)
+        return 2
     if not args.discover_only:
         # oslo.log as the other services set it up ([DEFAULT] log_file,
         # debug, use_stderr); --discover-only prints JSON only.

@@ -9,17 +9,24 @@ OPTS = [
     cfg.StrOpt('topic', default='cyborg-lite-agent',
                help='RPC topic of the agents; each listens with '
                     'server=<host>.'),
-    cfg.ListOpt('enabled_drivers', default=['fake'],
+    cfg.ListOpt('enabled_drivers',
+                default=['nvidia_gpu', 'intel_fpga', 'xilinx_fpga'],
                 help='Drivers (entry points in cyborg_lite.accelerator.'
-                     'driver) that discover devices on this host.'),
+                     'driver) that discover devices on this host. The '
+                     'default is every driver of real hardware; ``fake`` '
+                     '(a made-up FPGA and GPU) is for tests and the '
+                     'all-in-one.'),
     cfg.StrOpt('sysfs_root', default='/sys',
                help='Root of the sysfs tree the drivers read and write.'),
     cfg.IntOpt('report_interval', default=60, min=1,
                help='Seconds between device reports to the conductor.'),
-    cfg.StrOpt('resource_provider_name', sample_default='<fqdn>',
+    cfg.StrOpt('resource_provider_name', sample_default='<hostname>',
                help='Name of the compute-node resource provider in '
                     'Placement under which this host\'s deployables are '
-                    'created. Defaults to the FQDN, as Nova names it.'),
+                    'created, and the host name they are reported under. '
+                    'Defaults to [DEFAULT] host, else the host name '
+                    '(socket.gethostname()), as Nova\'s [DEFAULT] host '
+                    'does: it must be the name Nova binds ARQs with.'),
     cfg.IntOpt('resource_provider_startup_retries', default=3, min=0,
                help='How often the agent looks for its compute-node '
                     'resource provider in Placement again, with '

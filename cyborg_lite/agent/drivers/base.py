@@ -61,11 +61,12 @@ def host_name(conf) -> str:
     """The host part of deployable names.
 
     ``[agent] resource_provider_name`` (the compute-node provider's name
-    in Placement), else ``[DEFAULT] host``, else the FQDN; read when
-    called, never at import.
+    in Placement), else ``[DEFAULT] host``, else the host name as Nova's
+    ``[DEFAULT] host`` defaults to it (``socket.gethostname()``): the
+    name Nova binds ARQs with. Read when called, never at import.
     """
     return (conf.agent.resource_provider_name or conf.host
-            or socket.getfqdn())
+            or socket.gethostname())
 
 
 def pci_address(controlpath_info: str) -> str:

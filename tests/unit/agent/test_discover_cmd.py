@@ -3,6 +3,7 @@
 import json
 import os
 import signal
+import socket
 import subprocess
 import sys
 import time
@@ -119,3 +120,26 @@ def test_discover_only_as_a_process(tmp_path):
         cwd=REPO, capture_output=True, text=True, timeout=120, check=False)
     assert result.returncode == 0, result.stderr
     assert _summary(json.loads(result.stdout)) == sorted(EXPECTED)
+
+
+def test_discover_only_defaults_to_the_real_drivers_and_nova_host_name(
+        tmp_path, capsys):
+    """No config at all: the real drivers (no made-up devices), and the
+    host name Nova's [DEFAULT] host defaults to."""
+    rc = agent_cmd.main(['--discover-only', '--sysfs-root',
+                         sysfs_tree.fixture_path('mixed_host')])
+    assert rc == 0
+    report = json.loads(capsys.readouterr().out)
+    assert report['hostname'] == socket.gethostname()
+    models = sorted({dev['model'] for dev in report['devices']})
+    assert models == ['GA100 [A100 PCIe 40GB]', 'PAC_ARRIA10',
+                      'TU104GL [Tesla T4]', 'U250']
+
+
+def test_a_sysfs_root_that_does_not_exist_is_an_error(tmp_path, capsys):
+    missing = str(tmp_path / 'no-such-sys')
+    rc = agent_cmd.main(['--discover-only', '--sysfs-root', missing])
+    assert rc == 2
+    captured = capsys.readouterr()
+    assert captured.out == ''
+    assert missing in captured.err and 'not a directory' in captured.err
