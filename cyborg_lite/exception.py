@@ -106,6 +106,11 @@ class DeployableNotFound(NotFound):
     msg_fmt = 'Deployable %(ident)s could not be found.'
 
 
+class DeployableNotProgrammable(Conflict):
+    msg_fmt = ('Deployable %(ident)s cannot be programmed: it is a '
+               '%(kind)s, and only FPGA deployables load a bitstream.')
+
+
 class AttributeNotFound(NotFound):
     msg_fmt = 'Attribute %(uuid)s could not be found.'
 

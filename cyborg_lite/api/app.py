@@ -17,7 +17,11 @@ From the outside in:
 5. ``MicroversionMiddleware``: 406 out of range; version headers.
 6. Authentication (:mod:`cyborg_lite.api.auth`), which puts the caller's
    context in the environ.
-7. The Pecan app; :class:`~cyborg_lite.api.hooks.ServicesHook` hands it
+7. ``RequestGuard`` (:mod:`cyborg_lite.api.guard`): the API's routes and
+   their methods (404, 405), and what Pecan must not route: paths and
+   queries that are not UTF-8 or hold a NUL (400), an ``Accept`` without
+   JSON (406), a body that is not JSON (415).
+8. The Pecan app; :class:`~cyborg_lite.api.hooks.ServicesHook` hands it
    the conductor client, the policy enforcer and the config.
 
 The API never touches the database: every read and write is an RPC call.
@@ -34,6 +38,7 @@ from cyborg_lite import policies
 from cyborg_lite import rpc
 from cyborg_lite.api import auth
 from cyborg_lite.api import errors
+from cyborg_lite.api import guard
 from cyborg_lite.api import hooks
 from cyborg_lite.api import middleware
 from cyborg_lite.api import request
@@ -63,7 +68,7 @@ def setup_app(conf, transport=None, conductor=None):
         conductor = rpcapi.ConductorAPI(
             conf, transport, timeout=conf.api.rpc_timeout,
             batch_size=conf.api.rpc_batch_size)
-    app = build_pecan_app(conf, conductor)
+    app = guard.RequestGuard(build_pecan_app(conf, conductor))
     app = auth.wrap(app, conf)
     app = hooks.MicroversionMiddleware(app)
     app = middleware.BodySizeLimit(app, conf.api.max_request_body_size)

@@ -11,6 +11,13 @@ It also decodes a JSON body once. Routing (to merge the body's keys into
 the controller's arguments), the nesting check of
 :class:`~cyborg_lite.api.hooks.ServicesHook` and the controller's
 validation all read it.
+
+A body is JSON in UTF-8 (RFC 8259), decoded strictly, and no string in
+it (keys included) may hold what no database stores as text: a NUL
+(PostgreSQL refuses it in every text column) or an unpaired surrogate
+(not a Unicode character, so not encodable in UTF-8). Both can only be
+written as ``\\u`` escapes in valid UTF-8 JSON, so only a body with an
+escape is searched.
 """
 
 import json
@@ -20,19 +27,54 @@ import webob
 _DECODED_KEY = 'cyborg_lite.json_body'
 
 
+class UnstorableString(ValueError):
+    """A string of the JSON body holds a NUL or an unpaired surrogate."""
+
+
+def unstorable(value):
+    """Why a decoded JSON value holds a string that cannot be stored, or
+    None when it holds none."""
+    pending = [value]
+    while pending:
+        item = pending.pop()
+        if isinstance(item, str):
+            if '\x00' in item:
+                return 'a string holds a NUL character (\\u0000)'
+            try:
+                item.encode('utf-8')
+            except UnicodeEncodeError:
+                return ('a string holds an unpaired surrogate (\\ud800 to '
+                        '\\udfff), which is not a Unicode character')
+        elif isinstance(item, dict):
+            pending.extend(item)
+            pending.extend(item.values())
+        elif isinstance(item, list):
+            pending.extend(item)
+    return None
+
+
+def decode_json(body: bytes):
+    """``body`` decoded as JSON in UTF-8: ``ValueError`` if it is not
+    (``UnicodeDecodeError``, or :class:`UnstorableString`),
+    ``RecursionError`` if it is nested too deeply."""
+    # utf-8-sig: a leading byte order mark is ignored, as RFC 8259 allows.
+    value = json.loads(body.decode('utf-8-sig'))
+    if b'\\u' in body:
+        reason = unstorable(value)
+        if reason is not None:
+            raise UnstorableString(reason)
+    return value
+
+
 class Request(webob.Request):
 
     @property
     def json(self):
-        """The decoded JSON body, decoded on first use.
-
-        Raises ``ValueError`` (``UnicodeDecodeError`` included) for a
-        malformed body and ``RecursionError`` for one nested too deeply,
-        every time it is read.
-        """
+        """The decoded JSON body (:func:`decode_json`), decoded on first
+        use; a body it refuses raises every time it is read."""
         decoded = self.environ.get(_DECODED_KEY)
         if decoded is None:
-            decoded = self.environ[_DECODED_KEY] = (json.loads(self.body),)
+            decoded = self.environ[_DECODED_KEY] = (decode_json(self.body),)
         return decoded[0]
 
     json_body = json

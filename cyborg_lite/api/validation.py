@@ -15,6 +15,7 @@ import jsonschema
 from oslo_utils import uuidutils
 
 from cyborg_lite import exception
+from cyborg_lite.api import request as api_request
 
 
 def _is_uuid(value):
@@ -49,6 +50,9 @@ def json_body(request):
         raise exception.Invalid(reason='The request has no JSON body.')
     try:
         return request.json
+    except api_request.UnstorableString as exc:
+        raise exception.Invalid(reason='The request body is refused: %s.'
+                                % exc)
     except (ValueError, UnicodeDecodeError) as exc:
         raise exception.Invalid(reason='Malformed JSON body: %s' % exc)
     except RecursionError:

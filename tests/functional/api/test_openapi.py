@@ -15,6 +15,7 @@ import requests
 import yaml
 
 from cyborg_lite.api import app as api_app
+from cyborg_lite.api import guard
 from cyborg_lite.api.schemas import accelerator_requests as arq_schemas
 from cyborg_lite.api.schemas import attributes as attr_schemas
 from cyborg_lite.api.schemas import device_profiles as dp_schemas
@@ -44,6 +45,34 @@ def test_served_document_is_the_file(stack, path):
     assert resp.status_code == 200
     assert resp.headers['Content-Type'].startswith('application/yaml')
     assert resp.content == SPEC_FILE.read_bytes()
+
+
+def test_served_document_is_what_its_description_says(stack):
+    """The 200 of ``GET /v2/openapi.yaml`` is a YAML document, which a
+    client parses to an object: the description says so."""
+    resp = requests.get(stack.url + '/v2/openapi.yaml', timeout=30)
+    documented = SPEC['paths']['/v2/openapi.yaml']['get']['responses'][
+        '200']['content']['application/yaml']['schema']
+    assert documented['type'] == 'object'
+    jsonschema.Draft202012Validator(documented).validate(
+        yaml.safe_load(resp.content))
+
+
+def test_the_guard_routes_are_the_documented_ones():
+    """The guard's route table (404 and 405 before Pecan) and the
+    description list the same paths and methods."""
+    names = {'{ident}': guard.ID, '{arq_uuid}': guard.ID,
+             '{deployable_uuid}': guard.ID, '{device_uuid}': guard.ID,
+             '{attribute_uuid}': guard.ID}
+    documented = {}
+    for template, item in SPEC['paths'].items():
+        if template in ('/', '/v2/openapi.yaml'):
+            continue
+        shape = tuple(names.get(part, part)
+                      for part in template.split('/')[2:])
+        documented[shape] = {m.upper() for m in item if m.upper() in METHODS}
+    assert documented == {shape: set(methods) for shape, methods
+                          in guard.ROUTES.items()}
 
 
 def test_document_is_read_only(stack):

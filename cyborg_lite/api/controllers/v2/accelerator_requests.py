@@ -6,7 +6,6 @@ not by policy, so no policy file can open it up.
 """
 
 import pecan
-from pecan import rest
 from oslo_utils import uuidutils
 
 from cyborg_lite import exception
@@ -63,7 +62,7 @@ def _parse_ops(arq_uuid, ops, version, ctx):
     return 'bind', fields
 
 
-class AcceleratorRequestsController(rest.RestController):
+class AcceleratorRequestsController(base.RestController):
 
     @pecan.expose('json')
     def get_all(self, **kwargs):
@@ -123,8 +122,9 @@ class AcceleratorRequestsController(rest.RestController):
         return ''
 
     @base.expose_no_body
-    def delete(self, uuid=None, **kwargs):
+    def delete(self, *path, **kwargs):
         ctx = base.authorize('cyborg:arq:delete')
+        uuid = base.path_id(path)
         arqs, instance = base.query('arqs'), base.query('instance')
         if uuid is not None:
             if arqs is not None or instance is not None:

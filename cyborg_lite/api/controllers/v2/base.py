@@ -1,9 +1,29 @@
-"""Small helpers every v2 controller uses."""
+"""The base class and small helpers every v2 controller uses."""
+
+import inspect
 
 import pecan
+from pecan import rest
 
 from cyborg_lite import policies
 from cyborg_lite.api import views
+
+
+class RestController(rest.RestController):
+    """Pecan's REST controller, whose path segments are never attributes.
+
+    Pecan takes a segment that names an attribute of the controller for
+    a sub-controller: ``/devices/__class__`` routed into the class and
+    failed with a 500, and ``/device_profiles/_custom_actions`` did not
+    reach ``get_one``. The v2 controllers have no sub-controllers, only
+    handlers, so a segment that names anything but a handler method is
+    an id (:class:`~cyborg_lite.api.guard.RequestGuard` allows ids only
+    where the route has one).
+    """
+
+    def _lookup_child(self, remainder):
+        child = super()._lookup_child(remainder)
+        return child if inspect.ismethod(child) else None
 
 
 def expose_no_body(handler):
@@ -44,6 +64,19 @@ def empty_ok():
     pecan.response.content_type = None
     pecan.response.app_iter = (chunk for chunk in (b'',))
     return ''
+
+
+def path_id(path):
+    """The object id of a handler's path segments (``*path``), or None
+    for the collection.
+
+    Handlers whose id is optional take their path as ``*path``: Pecan
+    fills a named argument that the path leaves out from the query
+    string or the JSON body's keys, where it may be a list, a number or
+    an object. :class:`~cyborg_lite.api.guard.RequestGuard` has checked
+    the path's shape against its route.
+    """
+    return path[0] if path else None
 
 
 def query(name, default=None):

@@ -1,7 +1,6 @@
 """/v2/device_profiles: list, show, create and delete device profiles."""
 
 import pecan
-from pecan import rest
 from oslo_utils import uuidutils
 
 from cyborg_lite import exception
@@ -20,7 +19,7 @@ def _names(value):
     return names
 
 
-class DeviceProfilesController(rest.RestController):
+class DeviceProfilesController(base.RestController):
 
     @pecan.expose('json')
     def get_all(self, **kwargs):
@@ -57,8 +56,9 @@ class DeviceProfilesController(rest.RestController):
         return views.device_profile(base.base_url(), dp)
 
     @base.expose_no_body
-    def delete(self, ident=None, **kwargs):
+    def delete(self, *path, **kwargs):
         ctx = base.authorize('cyborg:device_profile:delete')
+        ident = base.path_id(path)
         if ident is None:
             value = base.query('value')
             if value is None:

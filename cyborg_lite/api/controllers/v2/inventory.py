@@ -4,7 +4,6 @@ inventory that agents report, for administrators."""
 import re
 
 import pecan
-from pecan import rest
 
 from cyborg_lite import exception
 from cyborg_lite import model
@@ -40,7 +39,7 @@ def _deployable_filters():
     return filters
 
 
-class DevicesController(rest.RestController):
+class DevicesController(base.RestController):
     _custom_actions = {'enable': ['POST'], 'disable': ['POST']}
 
     @pecan.expose('json')
@@ -74,7 +73,7 @@ class DevicesController(rest.RestController):
                                 model.DeviceStatus.MAINTAINING.value)
 
 
-class DeployablesController(rest.RestController):
+class DeployablesController(base.RestController):
 
     @pecan.expose('json')
     def get_all(self, **kwargs):
@@ -93,12 +92,9 @@ class DeployablesController(rest.RestController):
                                                                     uuid))
 
     @pecan.expose('json')
-    def patch(self, uuid=None, action=None, **kwargs):
-        if uuid is None:
-            pecan.abort(405, headers={'Allow': 'GET'})
-        if action != 'program':
-            raise exception.NotFound('Only /deployables/{uuid}/program '
-                                     'can be patched.')
+    def patch(self, *path, **kwargs):
+        # The guard routes only /deployables/{uuid}/program here.
+        uuid = base.path_id(path)
         ctx = base.authorize('cyborg:deployable:program')
         validation.uuid_param(uuid, 'deployable uuid')
         body = validation.validate(validation.json_body(pecan.request),
@@ -108,7 +104,7 @@ class DeployablesController(rest.RestController):
         return views.deployable(base.base_url(), dep)
 
 
-class AttributesController(rest.RestController):
+class AttributesController(base.RestController):
 
     @pecan.expose('json')
     def get_all(self, **kwargs):
@@ -150,9 +146,9 @@ class AttributesController(rest.RestController):
         return views.attribute(base.base_url(), attr)
 
     @base.expose_no_body
-    def delete(self, uuid=None, **kwargs):
-        if uuid is None:
-            pecan.abort(405, headers={'Allow': 'GET, POST'})
+    def delete(self, *path, **kwargs):
+        # The guard routes only /attributes/{uuid} here.
+        uuid = base.path_id(path)
         ctx = base.authorize('cyborg:attribute:delete')
         pecan.request.conductor.attribute_delete(ctx, uuid)
         return base.no_content()
