@@ -16,7 +16,9 @@ From the outside in:
 5. ``ContextMiddleware`` builds the request context from the identity
    headers and the microversion, checks the admin-only policy and adds the
    version headers to the response.
-6. ``handler.dispatch``: the route table.
+6. ``RequestGuard`` (:mod:`placement_stub.guard`): 400 for a path or
+   query string that is not UTF-8 or holds a NUL.
+7. ``handler.dispatch``: the route table.
 """
 
 import gc
@@ -35,6 +37,7 @@ from placement_stub import auth
 from placement_stub import context as context_lib
 from placement_stub.db import api as db_api
 from placement_stub import errors
+from placement_stub import guard
 from placement_stub import handler
 from placement_stub import microversion as mv
 
@@ -125,7 +128,9 @@ class ContextMiddleware:
         if error is not None:
             return error
         ctx = self._context(req, version)
-        if req.path_info not in ('', '/') and not (
+        # The raw PATH_INFO: the guard inside has not yet checked that it
+        # decodes.
+        if req.environ.get('PATH_INFO', '') not in ('', '/') and not (
                 ALLOWED_ROLES & set(ctx.roles)):
             resp = errors.http(webob.exc.HTTPForbidden,
                                'Policy does not allow placement to be '
@@ -133,7 +138,7 @@ class ContextMiddleware:
         else:
             req.environ['placement.microversion'] = version
             req.environ['placement.context'] = ctx
-            resp = req.get_response(handler.dispatch)
+            resp = req.get_response(self.app)
         self._add_headers(req, resp, version)
         return resp
 
@@ -168,7 +173,7 @@ def deploy(conf, facade=None):
     facade = facade or db_api.create_facade(conf)
     if conf.placement.sync_on_startup:
         db_api.sync(facade)
-    app = ContextMiddleware(handler.dispatch, facade)
+    app = ContextMiddleware(guard.RequestGuard(handler.dispatch), facade)
     if conf.api.auth_strategy == 'keystone':
         app = KeystoneAuth(app, conf)
     elif conf.api.auth_strategy == 'http_basic':

@@ -7,7 +7,8 @@ Names follow os-resource-classes and os-traits; anything else must be
 import re
 
 CUSTOM_PREFIX = 'CUSTOM_'
-CUSTOM_RE = re.compile(r'^CUSTOM_[A-Z0-9_]+$')
+# At most 255 characters, the length of the name columns.
+CUSTOM_RE = re.compile(r'^CUSTOM_[A-Z0-9_]{1,248}\Z')
 
 RESOURCE_CLASSES = (
     'VCPU', 'MEMORY_MB', 'DISK_GB', 'PCI_DEVICE', 'SRIOV_NET_VF',

@@ -1,6 +1,9 @@
 """Handlers for /allocations[/{consumer_uuid}] and provider allocations."""
 
+from oslo_utils import uuidutils
+
 from placement_stub.db import allocations
+from placement_stub import errors
 from placement_stub.handlers import common
 from placement_stub import microversion as mv
 from placement_stub.schemas import allocation as schema
@@ -39,8 +42,12 @@ def _normalise(req, consumer_uuid, data) -> dict:
 
 def set_allocations_for_consumer(req):
     version = common.version(req)
+    consumer_uuid = req.urlvars['consumer_uuid']
+    if not uuidutils.is_uuid_like(consumer_uuid):
+        raise errors.bad_request('Malformed consumer_uuid: %s'
+                                 % consumer_uuid[:64])
     data = common.extract_json(req, _put_schema(version))
-    request = _normalise(req, req.urlvars['consumer_uuid'], data)
+    request = _normalise(req, consumer_uuid, data)
     allocations.replace_allocations(
         common.context(req), [request],
         check_generation=mv.allow_consumer_generation(version))

@@ -50,8 +50,36 @@ def no_content(status=204, headers=None) -> webob.Response:
     return resp
 
 
+def unstorable(value):
+    """Why a decoded JSON value holds a string no database stores as
+    text, or None: a NUL (PostgreSQL refuses it) or an unpaired surrogate
+    (not a Unicode character, so not encodable in UTF-8). Keys count."""
+    pending = [value]
+    while pending:
+        item = pending.pop()
+        if isinstance(item, str):
+            if '\x00' in item:
+                return 'a string holds a NUL character (\\u0000)'
+            try:
+                item.encode('utf-8')
+            except UnicodeEncodeError:
+                return 'a string holds an unpaired surrogate'
+        elif isinstance(item, dict):
+            pending.extend(item)
+            pending.extend(item.values())
+        elif isinstance(item, list):
+            pending.extend(item)
+    return None
+
+
 def extract_json(req, schema):
-    """The request body, parsed and validated against ``schema``."""
+    """The request body, parsed and validated against ``schema``.
+
+    The body is UTF-8 (decoded strictly, as Placement does). JSON nested
+    deeper than the decoder's recursion limit, and strings that no
+    database stores (:func:`unstorable`), are 400s, where Placement
+    fails with a 500.
+    """
     if req.content_type != 'application/json':
         raise errors.http(webob.exc.HTTPUnsupportedMediaType,
                           'The media type %s is not supported, use '
@@ -60,6 +88,12 @@ def extract_json(req, schema):
         data = jsonutils.loads(req.body)
     except ValueError as exc:
         raise errors.bad_request('Malformed JSON: %s' % exc)
+    except RecursionError:
+        raise errors.bad_request('Malformed JSON: nested too deeply.')
+    # A NUL or a surrogate can only be written as an escape in UTF-8 JSON.
+    reason = unstorable(data) if b'\\u' in req.body else None
+    if reason is not None:
+        raise errors.bad_request('JSON does not validate: %s.' % reason)
     try:
         jsonschema.validate(data, schema,
                             format_checker=jsonschema.FormatChecker())

@@ -17,7 +17,10 @@ BASE_INVENTORY_SCHEMA = {
                      'maximum': common.MAX_INT},
         'step_size': {'type': 'integer', 'minimum': 1,
                       'maximum': common.MAX_INT},
-        'allocation_ratio': {'type': 'number', 'minimum': 0,
+        # Stricter than Placement, whose schema sets only the maximum: a
+        # ratio of 0 (or less) leaves no capacity at all, which is what
+        # ``reserved`` is for.
+        'allocation_ratio': {'type': 'number', 'exclusiveMinimum': 0,
                              'maximum': 3.40282e38},
     },
     'required': ['total'],
