@@ -14,6 +14,10 @@ Authentication: none of its own. Identity comes from the headers that
 keystonemiddleware (or a trusting front end) sets: ``X-Project-Id``,
 ``X-User-Id``, ``X-Roles``, ``X-Auth-Token``, ``X-Service-Token``;
 nova_shim passes them on to Cyborg.
+
+Bad input is a 4xx in Nova's error body, never a 500: the checks every
+request goes through are in :mod:`nova_shim.compute.http`. A method a
+path does not serve is a 405 whose ``Allow`` lists those it does.
 """
 
 import logging
@@ -25,6 +29,7 @@ import webob
 import webob.dec
 
 from nova_shim.compute import external_events
+from nova_shim.compute import http
 from nova_shim.compute.http import error_response
 from nova_shim.compute.http import request_version
 from nova_shim.compute.http import VERSION_KEY
@@ -75,6 +80,10 @@ class ComputeAPI:
 
     @webob.dec.wsgify
     def __call__(self, req: webob.Request) -> webob.Response:
+        # Before anything decodes the path or the query string.
+        refused = http.request_error(req.environ)
+        if refused is not None:
+            return refused
         if req.path_info.rstrip('/') == '/healthcheck':
             return req.get_response(self.healthcheck)
         path = _PREFIX.sub('', req.path_info) or '/'
@@ -82,6 +91,9 @@ class ComputeAPI:
             version = request_version(req)
             req.environ[VERSION_KEY] = version
             handler, args = self._route(req.method, path)
+            refused = http.content_type_error(req)
+            if refused is not None:
+                return refused
             resp = handler(req, self.manager, **args)
         except exception.NovaShimException as exc:
             resp = self._error(exc)
@@ -95,21 +107,25 @@ class ComputeAPI:
 
     @staticmethod
     def _route(method: str, path: str) -> tuple[Callable, dict]:
-        allowed = False
+        allowed = []
         for route_method, pattern, handler in ROUTES:
             match = pattern.match(path)
             if match:
-                allowed = True
+                allowed.append(route_method)
                 if route_method == method:
                     return handler, match.groupdict()
         if allowed:
-            raise _HTTPError(405, 'badMethod', 'Method not allowed.')
-        raise _HTTPError(404, 'itemNotFound', 'Not found: %s' % path)
+            raise _HTTPError(405, 'badMethod', 'Method not allowed.',
+                             allow=allowed)
+        raise _HTTPError(404, 'itemNotFound', 'Not found: %s' % path[:200])
 
     @staticmethod
     def _error(exc: exception.NovaShimException) -> webob.Response:
         if isinstance(exc, _HTTPError):
-            return error_response(exc.status, exc.key, str(exc))
+            resp = error_response(exc.status, exc.key, str(exc))
+            if exc.allow:
+                resp.headers['Allow'] = ', '.join(exc.allow)
+            return resp
         for exc_type, status, key in ERRORS:
             if isinstance(exc, exc_type):
                 return error_response(status, key, str(exc))
@@ -118,7 +134,9 @@ class ComputeAPI:
 
 
 class _HTTPError(exception.NovaShimException):
-    def __init__(self, status: int, key: str, message: str) -> None:
+    def __init__(self, status: int, key: str, message: str,
+                 allow: list[str] | None = None) -> None:
         super().__init__(message)
         self.status = status
         self.key = key
+        self.allow = allow

@@ -1,7 +1,21 @@
 """HTTP helpers of the compute API: JSON bodies, Nova's error body,
-the request context from identity headers, the compute microversion."""
+the request context from identity headers, the compute microversion,
+and what every request must be before it is routed.
+
+Bad input is a 4xx in Nova's error body, never a 500:
+
+* a path or query string that is not UTF-8, or holds a NUL: 400;
+* a ``Content-Type`` Nova does not read as JSON: 415 (``badMediaType``,
+  as Nova). Like Nova, an absent type and ``text/plain`` (the default
+  of some HTTP libraries) are read as JSON;
+* a body that is not JSON in UTF-8, nested deeper than the decoder
+  goes, or with a string that no database stores (a NUL, an unpaired
+  surrogate): 400;
+* identity headers longer than the columns that keep them (255): 400.
+"""
 
 import json
+import urllib.parse
 
 import webob
 
@@ -9,6 +23,12 @@ from nova_shim.context import RequestContext
 from nova_shim import exception
 
 MIN_VERSION = '2.1'
+# What Nova reads as a JSON body; an absent type and text/plain as well.
+JSON_TYPES = frozenset({'application/json',
+                        'application/vnd.openstack.compute+json'})
+UNTYPED = frozenset({'', 'text/plain'})
+# The length of the instance table's project_id and user_id columns.
+MAX_ID_LENGTH = 255
 MAX_VERSION = '2.96'
 # Where the API puts the request's microversion, as a (major, minor) tuple.
 VERSION_KEY = 'nova_shim.api_version'
@@ -26,6 +46,60 @@ def json_response(body: object, status: int = 200) -> webob.Response:
     return resp
 
 
+def _decoded(raw: str, unquote: bool) -> str | None:
+    """A WSGI string (bytes as latin-1) as UTF-8 text, percent escapes
+    and ``+`` decoded first where ``unquote``; None if it is not UTF-8."""
+    try:
+        data = raw.encode('latin-1')
+        if unquote:
+            data = urllib.parse.unquote_to_bytes(data.replace(b'+', b' '))
+        return data.decode('utf-8')
+    except UnicodeError:
+        return None
+
+
+def request_error(environ: dict) -> webob.Response | None:
+    """The 400 for a path or query string that is not UTF-8 or holds a
+    NUL (WebOb would raise decoding it; PostgreSQL refuses a NUL), or
+    None."""
+    for where, raw, unquote in (
+            ('path', environ.get('PATH_INFO', ''), False),
+            ('query string', environ.get('QUERY_STRING', ''), True)):
+        text = _decoded(raw, unquote)
+        if text is None:
+            return error_response(400, 'badRequest',
+                                  'The %s is not valid UTF-8.' % where)
+        if '\x00' in text:
+            return error_response(400, 'badRequest', 'The %s holds a NUL '
+                                  'character (%%00).' % where)
+    return None
+
+
+def content_type_error(req: webob.Request) -> webob.Response | None:
+    """Nova's 415 for a Content-Type it would not read as JSON, or
+    None."""
+    content_type = req.headers.get('Content-Type')
+    if content_type is None:
+        return None
+    media_type = content_type.partition(';')[0].strip().lower()
+    if media_type in JSON_TYPES or media_type in UNTYPED:
+        return None
+    return error_response(415, 'badMediaType', 'Unsupported Content-Type: '
+                          '%s' % content_type[:100])
+
+
+def _identity(req: webob.Request, *names: str) -> str | None:
+    for name in names:
+        value = req.headers.get(name)
+        if value is not None:
+            if len(value) > MAX_ID_LENGTH:
+                raise exception.InvalidRequest(
+                    reason='%s is longer than %d characters'
+                    % (name, MAX_ID_LENGTH))
+            return value
+    return None
+
+
 def request_context(req: webob.Request) -> RequestContext:
     roles = [r.strip() for r in req.headers.get('X-Roles', '').split(',')
              if r.strip()]
@@ -33,9 +107,8 @@ def request_context(req: webob.Request) -> RequestContext:
                      req.headers.get('X-Service-Roles', '').split(',')
                      if r.strip()]
     return RequestContext(
-        user_id=req.headers.get('X-User-Id'),
-        project_id=req.headers.get('X-Project-Id',
-                                   req.headers.get('X-Tenant-Id')),
+        user_id=_identity(req, 'X-User-Id'),
+        project_id=_identity(req, 'X-Project-Id', 'X-Tenant-Id'),
         roles=roles or ['member', 'reader'],
         auth_token=req.headers.get('X-Auth-Token'),
         service_token=req.headers.get('X-Service-Token'),
@@ -72,11 +145,42 @@ def request_version(req: webob.Request) -> tuple[int, int]:
     return version
 
 
+def unstorable(value: object) -> str | None:
+    """Why a decoded JSON value holds a string no database stores as
+    text, or None: a NUL (PostgreSQL refuses it) or an unpaired surrogate
+    (not a Unicode character, so not encodable in UTF-8). Keys count."""
+    pending = [value]
+    while pending:
+        item = pending.pop()
+        if isinstance(item, str):
+            if '\x00' in item:
+                return 'a string holds a NUL character (\\u0000)'
+            try:
+                item.encode('utf-8')
+            except UnicodeEncodeError:
+                return 'a string holds an unpaired surrogate'
+        elif isinstance(item, dict):
+            pending.extend(item)
+            pending.extend(item.values())
+        elif isinstance(item, list):
+            pending.extend(item)
+    return None
+
+
 def read_json(req: webob.Request) -> dict:
+    """The body, a JSON object in UTF-8 (see the module's docstring)."""
+    raw = req.body
     try:
-        body = json.loads(req.body or b'null')
+        body = json.loads(raw.decode('utf-8-sig') or 'null')
     except ValueError as exc:
         raise exception.InvalidRequest(reason='malformed JSON') from exc
+    except RecursionError as exc:
+        raise exception.InvalidRequest(
+            reason='malformed JSON: nested too deeply') from exc
     if not isinstance(body, dict):
         raise exception.InvalidRequest(reason='the body must be an object')
+    # A NUL or a surrogate can only be written as an escape in UTF-8 JSON.
+    reason = unstorable(body) if b'\\u' in raw else None
+    if reason is not None:
+        raise exception.InvalidRequest(reason=reason)
     return body

@@ -21,6 +21,8 @@ from nova_shim.compute import views
 from nova_shim import exception
 
 Handler = Callable[..., webob.Response]
+# A server name's most characters, as in Nova (the column's length).
+MAX_NAME_LENGTH = 255
 
 
 def versions(req: webob.Request, manager: ComputeManager) -> webob.Response:
@@ -70,6 +72,10 @@ def create_server(req: webob.Request, manager: ComputeManager
     if not isinstance(body, dict) or not body.get('name'):
         raise exception.InvalidRequest(
             reason='"server" with a "name" is required')
+    if len(str(body['name'])) > MAX_NAME_LENGTH:
+        raise exception.InvalidRequest(
+            reason='the name is longer than %d characters'
+            % MAX_NAME_LENGTH)
     if isinstance(body.get('flavor'), dict):
         flavor = flavors.from_dict(body['flavor'])
     elif body.get('flavorRef'):
