@@ -31,8 +31,10 @@ a body whose ``Content-Type`` is neither JSON nor absent   415
 JSON is ``application/json``, and the two types upstream's WSME also
 reads as JSON (``application/javascript``, ``text/javascript``), in
 UTF-8: any other ``charset`` is a 415. A body sent without a type is
-read as JSON, as upstream does. A request without a body has no media
-type: its ``Content-Type`` is dropped, so nothing parses a form from it.
+read as JSON (upstream refuses it too). A server that reports a missing
+type as ``text/plain`` (wsgiref does) makes such a body a 415. A request
+without a body has no media type: its ``Content-Type`` is dropped, so
+nothing parses a form from it.
 
 ``HEAD`` is served wherever ``GET`` is: the app answers a ``GET`` and
 the body is left out.
