@@ -21,6 +21,16 @@ def _put_schema(version):
     return schema.PUT_ALLOCATION_SCHEMA_V1_0
 
 
+def _identity(value, header):
+    """The caller's project or user, for a consumer whose body names
+    none (before 1.8): at most as long as the consumer's columns."""
+    if value and len(value) > schema.PROJECT_USER['maxLength']:
+        raise errors.bad_request('%s is longer than %d characters, the '
+                                 'most a consumer keeps.' % (
+                                     header, schema.PROJECT_USER['maxLength']))
+    return value or 'unknown'
+
+
 def _normalise(req, consumer_uuid, data) -> dict:
     """Any body version -> the DB layer's request dict."""
     allocs = data['allocations']
@@ -33,9 +43,10 @@ def _normalise(req, consumer_uuid, data) -> dict:
         by_rp = {rp: entry['resources'] for rp, entry in allocs.items()}
     ctx = common.context(req)
     return {'consumer_uuid': consumer_uuid, 'allocations': by_rp,
-            'project_id': data.get('project_id') or ctx.project_id
-            or 'unknown',
-            'user_id': data.get('user_id') or ctx.user_id or 'unknown',
+            'project_id': data.get('project_id') or _identity(
+                ctx.project_id, 'X-Project-Id'),
+            'user_id': data.get('user_id') or _identity(ctx.user_id,
+                                                        'X-User-Id'),
             'consumer_generation': data.get('consumer_generation'),
             'consumer_type': data.get('consumer_type')}
 

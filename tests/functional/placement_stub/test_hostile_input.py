@@ -314,6 +314,13 @@ def test_long_names_and_malformed_consumers_are_400(placement):
             ('PUT', '/allocations/not-a-uuid', allocation,
              'Malformed consumer_uuid')]:
         assert_refused(call(placement, method, target, body), 400, fragment)
+    # Before 1.8 the consumer's project and user are the caller's.
+    for header in ('X-Project-Id', 'X-User-Id'):
+        resp = call(placement, 'PUT', '/allocations/' + str(uuid.uuid4()), {
+            'allocations': [{'resource_provider': {'uuid': placement['root']},
+                             'resources': {'VCPU': 1}}]},
+            {'OpenStack-API-Version': 'placement 1.0', header: 'x' * 256})
+        assert_refused(resp, 400, header)
     assert snapshot(placement) == before
     longest = 'CUSTOM_' + 'A' * 248
     _ok(call(placement, 'PUT', '/traits/' + longest), 201)
