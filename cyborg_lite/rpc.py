@@ -8,6 +8,7 @@ all-in-one and the tests use ``cyborg-local://`` (see
 
 import oslo_messaging
 from oslo_messaging._drivers import amqpdriver
+from oslo_messaging import opts as messaging_opts
 
 from cyborg_lite import context
 
@@ -25,6 +26,26 @@ ALLOWED_EXMODS = ['cyborg_lite.exception']
 # the default).
 ACK_POLL_FLOOR = 0.25
 
+RABBIT_GROUP = 'oslo_messaging_rabbit'
+# cyborg-lite's defaults for oslo.messaging's RabbitMQ options. A broker
+# that went away is tried every second until it is back: by default the
+# pause between tries grows by 2 s up to 30 s, so conductors, agents and
+# the API's reply queues came back up to half a minute after a
+# restarted broker did, and every call in between was lost.
+RABBIT_DEFAULTS = {'rabbit_retry_interval': 1, 'rabbit_retry_backoff': 0,
+                   'rabbit_interval_max': 1}
+
+
+def set_defaults(conf):
+    """Apply :data:`RABBIT_DEFAULTS` to ``conf`` (a configuration file
+    still overrides them)."""
+    if RABBIT_GROUP not in conf:
+        for group, opts in messaging_opts.list_opts():
+            if group == RABBIT_GROUP:
+                conf.register_opts(opts, group=group)
+    for name, value in RABBIT_DEFAULTS.items():
+        conf.set_default(name, value, group=RABBIT_GROUP)
+
 
 def _raise_ack_poll_floor(conf):
     if conf.oslo_messaging_rabbit.rabbit_qos_prefetch_count == 0:
@@ -33,6 +54,7 @@ def _raise_ack_poll_floor(conf):
 
 
 def get_transport(conf):
+    set_defaults(conf)
     _raise_ack_poll_floor(conf)
     return oslo_messaging.get_rpc_transport(
         conf, allowed_remote_exmods=ALLOWED_EXMODS)

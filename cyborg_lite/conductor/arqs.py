@@ -50,9 +50,10 @@ class ArqService:
 
     # --- create and read ----------------------------------------------
 
-    def create(self, ctx, device_profile_name):
+    def create(self, ctx, device_profile_name, idempotency_key=None):
         arqs = db_api.arq_create(self._db, device_profile_name, None,
-                                 ctx.owner_project)
+                                 ctx.owner_project,
+                                 idempotency_key=idempotency_key)
         LOG.info('Created %d ARQ(s) from device profile %s', len(arqs),
                  device_profile_name)
         return arqs
@@ -73,13 +74,16 @@ class ArqService:
 
     # --- bind ---------------------------------------------------------
 
-    def bind(self, ctx, bindings):
+    def bind(self, ctx, bindings, repeat=False):
         """Bind ARQs: ``{arq_uuid: {hostname, device_rp_uuid,
         instance_uuid[, project_id]}}``. Raises after trying them all if
-        any bind failed; failed ARQs end BindFailed."""
+        any bind failed; failed ARQs end BindFailed. ``repeat``: the
+        call repeats one that may have bound them already (see
+        :func:`cyborg_lite.db.binding.bind`)."""
         failures, resolved = [], []
         for uuid, fields in bindings.items():
-            arq = self._bind_one(ctx, uuid, fields, failures, bindings)
+            arq = self._bind_one(ctx, uuid, fields, failures, bindings,
+                                 repeat)
             if arq is not None:
                 resolved.append(arq)
         self._notifier.notify(resolved)
@@ -91,14 +95,15 @@ class ArqService:
                 raise exception.NotFound(reason)
             raise exception.Conflict(reason=reason)
 
-    def _bind_one(self, ctx, uuid, fields, failures, batch=()):
+    def _bind_one(self, ctx, uuid, fields, failures, batch=(),
+                  repeat=False):
         fields = {'hostname': fields['hostname'],
                   'device_rp_uuid': fields['device_rp_uuid'],
                   'instance_uuid': fields['instance_uuid'],
                   'project_id': fields.get('project_id') or ctx.project_id}
         try:
             result = binding.bind(self._db, uuid, fields, ctx.scope_project,
-                                  batch)
+                                  batch, repeat=repeat)
         except (exception.NoFreeAttachHandle,
                 exception.DeployableNotFound) as exc:
             binding.fail_bind(self._db, uuid, fields)
@@ -106,6 +111,10 @@ class ArqService:
             return self.get(ctx, uuid)
         LOG.info('arq %s: %s -> %s', uuid, result.previous_state,
                  states.BOUND if result.finished else states.BIND_STARTED)
+        if result.repeated:
+            # Bound by the call this one repeats (Nova hears of it again)
+            # or being bound by it (that call tells Nova).
+            return result.arq if result.finished else None
         if result.finished:
             return result.arq
         if result.handle['attach_type'] == model.AttachType.MDEV.value:
@@ -198,11 +207,13 @@ class ArqService:
         if purge:
             self._purge_vanished()
 
-    def delete(self, ctx, uuids=None, instance_uuid=None):
+    def delete(self, ctx, uuids=None, instance_uuid=None, repeat=False):
         """Delete ARQs by uuid, or every ARQ of an instance, releasing
-        their handles; one transaction unless an mdev must go first."""
+        their handles; one transaction unless an mdev must go first.
+        ``repeat``: the call repeats one that may have deleted some of
+        them already, so ARQs not found count as deleted."""
         def check(held):
-            if instance_uuid is None:
+            if instance_uuid is None and not repeat:
                 missing = set(uuids) - {a['uuid'] for a in held}
                 if missing:
                     raise exception.ARQNotFound(

@@ -15,12 +15,7 @@ from cyborg_lite.db import inventory
 
 _EXPECTED = (exception.CyborgLiteException,)
 
-# Methods that only read or create rows: never waiting on an agent or on
-# Placement, they take about a millisecond.
-DATABASE_ONLY = frozenset({
-    'arq_create', 'arq_list', 'arq_get', 'device_profile_list',
-    'device_profile_get', 'device_list', 'device_get', 'deployable_list',
-    'deployable_get', 'attribute_list', 'attribute_get'})
+DATABASE_ONLY = rpcapi.DATABASE_ONLY
 _CONTEXTS = context.ContextSerializer()
 
 
@@ -95,8 +90,9 @@ class ConductorManager:
 
     # accelerator requests
     @oslo_messaging.expected_exceptions(*_EXPECTED)
-    def arq_create(self, ctx, device_profile_name):
-        return self._arqs.create(ctx, device_profile_name)
+    def arq_create(self, ctx, device_profile_name, idempotency_key=None):
+        return self._arqs.create(ctx, device_profile_name,
+                                 idempotency_key=idempotency_key)
 
     @oslo_messaging.expected_exceptions(*_EXPECTED)
     def arq_list(self, ctx, instance_uuid=None, bind_state=None):
@@ -107,16 +103,17 @@ class ConductorManager:
         return self._arqs.get(ctx, uuid)
 
     @oslo_messaging.expected_exceptions(*_EXPECTED)
-    def arq_bind(self, ctx, bindings):
-        self._arqs.bind(ctx, bindings)
+    def arq_bind(self, ctx, bindings, repeat=False):
+        self._arqs.bind(ctx, bindings, repeat=repeat)
 
     @oslo_messaging.expected_exceptions(*_EXPECTED)
     def arq_unbind(self, ctx, uuids):
         self._arqs.unbind(ctx, uuids)
 
     @oslo_messaging.expected_exceptions(*_EXPECTED)
-    def arq_delete(self, ctx, uuids=None, instance_uuid=None):
-        self._arqs.delete(ctx, uuids=uuids, instance_uuid=instance_uuid)
+    def arq_delete(self, ctx, uuids=None, instance_uuid=None, repeat=False):
+        self._arqs.delete(ctx, uuids=uuids, instance_uuid=instance_uuid,
+                          repeat=repeat)
 
     # inventory
     @oslo_messaging.expected_exceptions(*_EXPECTED)

@@ -6,6 +6,9 @@ API version history:
   unbind, delete), devices, deployables, attributes, report_devices.
 * 1.1 - call_batch: several calls, each with its own context, in one
   message (see :mod:`cyborg_lite.conductor.batching`).
+* 1.2 - arq_create takes an idempotency_key, arq_bind and arq_delete a
+  repeat flag, so that a call lost with its conductor can be sent again
+  (see :mod:`cyborg_lite.conductor.retries`).
 
 Every call names the version it needs; payloads are plain dicts. A test
 keeps this class and :class:`cyborg_lite.conductor.manager.ConductorManager`
@@ -14,25 +17,66 @@ in step.
 
 import kombu.exceptions
 import oslo_messaging
+from oslo_utils import uuidutils
 
 from cyborg_lite import context
 from cyborg_lite import rpc
 from cyborg_lite.conductor import batching
+from cyborg_lite.conductor import retries
 
-RPC_API_VERSION = '1.1'
+RPC_API_VERSION = '1.2'
+# Methods that only read or create rows: never waiting on an agent or on
+# Placement, a conductor answers them in about a millisecond.
+DATABASE_ONLY = frozenset({
+    'arq_create', 'arq_list', 'arq_get', 'device_profile_list',
+    'device_profile_get', 'device_list', 'device_get', 'deployable_list',
+    'deployable_get', 'attribute_list', 'attribute_get'})
+# The version each call needs, where it is not 1.0. A call_batch may
+# carry any call.
+VERSIONS = {'call_batch': '1.2', 'arq_create': '1.2', 'arq_bind': '1.2',
+            'arq_delete': '1.2'}
 # Reconnection attempts of a send with a timeout (see ConductorAPI):
 # none, so that a lost broker is a 503 in bounded time.
 PUBLISH_RETRIES = 0
 _CONTEXTS = context.ContextSerializer()
 
 
+def _database_only(method, kwargs):
+    """Whether a call (or every call of a call_batch) is in
+    :data:`DATABASE_ONLY`."""
+    if method == 'call_batch':
+        return all(call['method'] in DATABASE_ONLY
+                   for call in kwargs['calls'])
+    return method in DATABASE_ONLY
+
+
 class ConductorAPI:
     """Calls to the conductors; any of them may answer."""
 
-    def __init__(self, conf, transport, timeout=None, batch_size=1):
+    def __init__(self, conf, transport, timeout=None, batch_size=1,
+                 call_monitor_timeout=None, fault_timeout=None):
         self.topic = conf.conductor.topic
         self.client = rpc.get_client(transport, self.topic, RPC_API_VERSION,
                                      timeout=timeout)
+        # A caller that gives a timeout (the API) also hears within
+        # seconds that a call is lost with its conductor or its broker,
+        # and sends it again where that is safe (see retries): a call
+        # that may wait on an agent or Placement is sent with a call
+        # monitor timeout, and the conductor's heartbeats keep it going
+        # for as long as it works; a database-only call has no answer
+        # within that time only when it is lost. The values come from
+        # [api] unless given.
+        self._monitor = None
+        self._faults = None
+        if timeout:
+            monitor = (conf.api.rpc_call_monitor_timeout
+                       if call_monitor_timeout is None
+                       else call_monitor_timeout)
+            if monitor and monitor < timeout:
+                self._monitor = monitor
+                self._faults = retries.FaultPolicy(
+                    timeout, monitor, conf.api.rpc_fault_timeout
+                    if fault_timeout is None else fault_timeout)
         # The timeout bounds only the wait for a reply: sending retries a
         # lost broker forever by default. A caller that gives a timeout
         # (the API) must answer in bounded time, so a send that finds the
@@ -48,15 +92,30 @@ class ConductorAPI:
                 self._send, self._send_batch, max_size=batch_size)
 
     def _call(self, ctx, method, **kwargs):
+        if self._faults is None:
+            return self._attempt(ctx, method, kwargs)
+        return self._faults.call(
+            method, kwargs, lambda kw: self._attempt(ctx, method, kw))
+
+    def _attempt(self, ctx, method, kwargs):
         if self._batcher is not None:
             return self._batcher.call(ctx, method, kwargs)
         return self._send(ctx, method, kwargs)
 
-    def _send(self, ctx, method, kwargs, version='1.0'):
+    def _send(self, ctx, method, kwargs):
+        options = {}
+        if self._monitor is not None:
+            if _database_only(method, kwargs):
+                # Heartbeats cost the conductor a thread per message
+                # (about a tenth of its CPU in an ARQ lifecycle); a call
+                # that cannot run long needs none.
+                options['timeout'] = self._monitor
+            else:
+                options['call_monitor_timeout'] = self._monitor
         try:
-            return self.client.prepare(version=version,
-                                       retry=self._retry).call(
-                ctx, method, **kwargs)
+            return self.client.prepare(
+                version=VERSIONS.get(method, '1.0'), retry=self._retry,
+                **options).call(ctx, method, **kwargs)
         except kombu.exceptions.OperationalError as exc:
             # oslo.messaging lets kombu's error escape when its pool opens
             # a new connection to a broker that is away and the call may
@@ -71,8 +130,7 @@ class ConductorAPI:
             for ctx, method, kwargs in calls])
 
     def call_batch(self, ctx, calls):
-        return self._send(ctx, 'call_batch', {'calls': calls},
-                          version='1.1')
+        return self._send(ctx, 'call_batch', {'calls': calls})
 
     # device profiles
     def device_profile_create(self, ctx, profile):
@@ -89,9 +147,12 @@ class ConductorAPI:
                           names=list(names))
 
     # accelerator requests
-    def arq_create(self, ctx, device_profile_name):
+    def arq_create(self, ctx, device_profile_name, idempotency_key=None):
+        # Picked here, once, so that every attempt carries the same key.
         return self._call(ctx, 'arq_create',
-                          device_profile_name=device_profile_name)
+                          device_profile_name=device_profile_name,
+                          idempotency_key=(idempotency_key or
+                                           uuidutils.generate_uuid()))
 
     def arq_list(self, ctx, instance_uuid=None, bind_state=None):
         return self._call(ctx, 'arq_list', instance_uuid=instance_uuid,
@@ -100,16 +161,16 @@ class ConductorAPI:
     def arq_get(self, ctx, uuid):
         return self._call(ctx, 'arq_get', uuid=uuid)
 
-    def arq_bind(self, ctx, bindings):
-        return self._call(ctx, 'arq_bind', bindings=bindings)
+    def arq_bind(self, ctx, bindings, repeat=False):
+        return self._call(ctx, 'arq_bind', bindings=bindings, repeat=repeat)
 
     def arq_unbind(self, ctx, uuids):
         return self._call(ctx, 'arq_unbind', uuids=list(uuids))
 
-    def arq_delete(self, ctx, uuids=None, instance_uuid=None):
+    def arq_delete(self, ctx, uuids=None, instance_uuid=None, repeat=False):
         return self._call(ctx, 'arq_delete',
                           uuids=None if uuids is None else list(uuids),
-                          instance_uuid=instance_uuid)
+                          instance_uuid=instance_uuid, repeat=repeat)
 
     # inventory
     def device_list(self, ctx, filters):

@@ -56,6 +56,24 @@ OPTS = [
     cfg.IntOpt('max_request_body_size', default=114688, min=1024,
                help='Largest request body accepted, in bytes; larger '
                     'bodies get 413.'),
+    cfg.IntOpt('rpc_call_monitor_timeout', default=3, min=2,
+               help='Seconds after which the API takes a call to the '
+                    'conductor for lost with its conductor or the '
+                    'broker. A call that may wait on an agent or '
+                    'Placement gets a heartbeat from its conductor every '
+                    'half of this while it runs, so it has rpc_timeout '
+                    'however long it works, and is lost this long after '
+                    'its last heartbeat; a database-only call, answered '
+                    'in milliseconds, is lost when it has no answer '
+                    'after this long.'),
+    cfg.IntOpt('rpc_fault_timeout', default=9, min=2,
+               help='Seconds a fault may cost a caller: a call lost with '
+                    'its conductor, or one that could not be sent '
+                    'because the broker is away, is tried again while an '
+                    'answer can still come within this many seconds of '
+                    'the fault (calls safe to repeat, see '
+                    'cyborg_lite.conductor.retries), and is answered 503 '
+                    'otherwise.'),
 ]
 
 

@@ -12,8 +12,10 @@ raises :class:`~cyborg_lite.db.engine.RetryTransaction` or a domain error.
 
 import dataclasses
 import functools
+import hashlib
 import json
 import types
+import uuid as uuid_lib
 
 from oslo_db import exception as db_exc
 from oslo_utils import timeutils
@@ -260,8 +262,18 @@ def arqs_stuck(db, older_than):
         return [arq_to_dict(row) for row in conn.execute(query)]
 
 
+class _CreatedBefore(Exception):
+    """An ARQ create found its ARQs made by an earlier call with the same
+    idempotency key: ``rows`` are the ones it meant to insert."""
+
+    def __init__(self, rows):
+        super().__init__()
+        self.rows = rows
+
+
 @engine.retry_on_conflict()
-def arq_create(db, device_profile_name, group_counts, project_id):
+def arq_create(db, device_profile_name, group_counts, project_id,
+               idempotency_key=None):
     """Create ``group_counts[i]`` ARQs for group ``i`` of a profile; with
     ``group_counts`` None, as many as each group asks for.
 
@@ -270,11 +282,26 @@ def arq_create(db, device_profile_name, group_counts, project_id):
     Once a process has read a profile that asks for one accelerator,
     its creates are one INSERT ... SELECT and no read
     (:func:`_create_from_known_profile`).
+
+    With an ``idempotency_key``, the ARQs' UUIDs derive from it
+    (:func:`idempotent_uuid`), so a create repeated with the same key
+    (its first answer was lost) finds that its ARQs exist, as the unique
+    UUIDs say, and returns them as they are now instead of creating
+    more.
     """
+    try:
+        return _insert_arqs(db, device_profile_name, group_counts,
+                            project_id, idempotency_key)
+    except _CreatedBefore as before:
+        return _created_before(db, before.rows, project_id)
+
+
+def _insert_arqs(db, device_profile_name, group_counts, project_id,
+                 idempotency_key):
     with db.autocommit_connection() as conn:
         if group_counts is None:
             arq = _create_from_known_profile(db, conn, device_profile_name,
-                                             project_id)
+                                             project_id, idempotency_key)
             if arq is not None:
                 return [arq]
         dp = conn.execute(_PROFILE_BY_NAME,
@@ -285,20 +312,35 @@ def arq_create(db, device_profile_name, group_counts, project_id):
             group_counts = profiles.arq_counts(
                 json.loads(dp.profile_json)['groups'])
             _remember_profile(db, dp, group_counts)
-        rows = _new_arq_rows(group_counts, project_id, dp.id)
+        rows = _new_arq_rows(group_counts, project_id, dp.id,
+                             idempotency_key)
         if rows:
             try:
                 conn.execute(ARQS.insert(), rows)
             except db_exc.DBReferenceError:
                 raise exception.DeviceProfileNotFound(
                     ident=device_profile_name)
+            except db_exc.DBDuplicateEntry:
+                if idempotency_key is None:
+                    raise
+                raise _CreatedBefore(rows)
     return _created_arqs(rows, dp.name)
 
 
-def _new_arq_rows(group_counts, project_id, device_profile_id=None):
-    """The rows of new ARQs: ``group_counts[i]`` for group ``i``."""
+def idempotent_uuid(key, index):
+    """The UUID of the ``index``-th ARQ created with ``key``: random
+    looking (a version 4 UUID) but the same for the same key and index.
+    """
+    digest = hashlib.sha256(('%s/%d' % (key, index)).encode()).digest()
+    return str(uuid_lib.UUID(bytes=digest[:16], version=4))
+
+
+def _new_arq_rows(group_counts, project_id, device_profile_id=None,
+                  idempotency_key=None):
+    """The rows of new ARQs: ``group_counts[i]`` for group ``i``; their
+    UUIDs derive from ``idempotency_key`` when given."""
     now = timeutils.utcnow()
-    return [{'uuid': uuidutils.generate_uuid(), 'state': states.INITIAL,
+    rows = [{'uuid': None, 'state': states.INITIAL,
              'substate': states.INITIAL,
              'device_profile_id': device_profile_id,
              'device_profile_group_id': group_id, 'hostname': None,
@@ -307,6 +349,25 @@ def _new_arq_rows(group_counts, project_id, device_profile_id=None):
              'updated_at': None}
             for group_id, count in enumerate(group_counts)
             for _ in range(count)]
+    for index, row in enumerate(rows):
+        row['uuid'] = (uuidutils.generate_uuid() if idempotency_key is None
+                       else idempotent_uuid(idempotency_key, index))
+    return rows
+
+
+def _created_before(db, rows, project_id):
+    """The ARQs of ``rows`` as stored, created by an earlier call with
+    the same idempotency key."""
+    uuids = [row['uuid'] for row in rows]
+    stored = {a['uuid']: a for a in arq_list(db, uuids=uuids)}
+    if set(stored) != set(uuids) or any(
+            a['project_id'] != project_id for a in stored.values()):
+        # Not all of them, or another project's: not what this key
+        # created, or deleted since.
+        raise exception.Conflict(
+            reason='Accelerator requests of this idempotency key exist '
+                   'and differ from the ones asked for.')
+    return [stored[uuid] for uuid in uuids]
 
 
 def _created_arqs(rows, profile_name):
@@ -327,7 +388,8 @@ def _remember_profile(db, dp, group_counts):
     db.known_profiles[dp.name] = dp.profile_json
 
 
-def _create_from_known_profile(db, conn, name, project_id):
+def _create_from_known_profile(db, conn, name, project_id,
+                               idempotency_key=None):
     """The ARQ of profile ``name`` created in one statement, if this
     process remembers the profile (one that asks for one accelerator);
     None otherwise, and when the profile is no longer the one read.
@@ -341,12 +403,16 @@ def _create_from_known_profile(db, conn, name, project_id):
     profile_json = db.known_profiles.get(name)
     if profile_json is None:
         return None
-    rows = _new_arq_rows([1], project_id)
+    rows = _new_arq_rows([1], project_id, idempotency_key=idempotency_key)
     try:
         inserted = conn.execute(_INSERT_ONE_FROM_PROFILE, dict(
             rows[0], name=name, profile_json=profile_json)).rowcount
     except db_exc.DBReferenceError:
         inserted = 0    # deleted between the SELECT and the insert
+    except db_exc.DBDuplicateEntry:
+        if idempotency_key is None:
+            raise
+        raise _CreatedBefore(rows)
     if inserted != 1:
         db.known_profiles.pop(name, None)
         return None

@@ -30,14 +30,19 @@ _CANDIDATES = 8
 
 @dataclasses.dataclass
 class BindResult:
-    """What :func:`bind` did, for the conductor's next step."""
+    """What :func:`bind` did, for the conductor's next step.
+
+    ``repeated``: nothing, because the ARQ was already Bound (finished)
+    or BindStarted as asked; ``deployable`` and ``handle`` are None.
+    """
 
     previous_state: str
     finished: bool
     bitstream_id: str | None
-    deployable: dict
-    handle: dict
+    deployable: dict | None
+    handle: dict | None
     arq: dict
+    repeated: bool = False
 
 
 ARQS = db_api.ARQS
@@ -86,13 +91,16 @@ _DEPLOYABLE_AND_FREE_HANDLES = (
     .limit(_CANDIDATES)
     .subquery('candidates'))
 
-# In one round trip: the ARQ, its profile, whether ARQs other than the
-# batch being bound are bound to the instance, and the candidates above,
-# one row per candidate. No row: the ARQ is unknown; NULL deployable
-# columns: the deployable is.
+# In one round trip: the ARQ (with the binding it has), its profile,
+# whether ARQs other than the batch being bound are bound to the
+# instance, and the candidates above, one row per candidate. No row: the
+# ARQ is unknown; NULL deployable columns: the deployable is.
 _ARQ_AND_CANDIDATES = (
     sa.select(ARQS.c.state, ARQS.c.device_profile_group_id,
               ARQS.c.created_at, db_api.PROFILES.c.profile_json,
+              ARQS.c.hostname.label('bound_hostname'),
+              ARQS.c.device_rp_uuid.label('bound_rp_uuid'),
+              ARQS.c.instance_uuid.label('bound_instance_uuid'),
               db_api.PROFILES.c.name,
               sa.select(sa.literal(1)).where(
                   ARQS.c.instance_uuid == sa.bindparam('instance_uuid'),
@@ -140,10 +148,26 @@ def _take_free_handle(conn, rows):
     return None
 
 
-def _arq_and_candidates(conn, uuid, project_id, fields, batch):
+_BIND_SOURCES = states.allowed_sources(states.BIND_STARTED)
+
+
+def _bound_as_asked(row, fields) -> bool:
+    """Whether the ARQ of ``row`` is Bound, or being bound, to the host,
+    device and instance of ``fields``."""
+    return (row.state in (states.BOUND, states.BIND_STARTED) and
+            (row.bound_hostname, row.bound_rp_uuid,
+             row.bound_instance_uuid) ==
+            (fields['hostname'], fields['device_rp_uuid'],
+             fields['instance_uuid']))
+
+
+def _arq_and_candidates(conn, uuid, project_id, fields, batch,
+                        repeat=False):
     """The ARQ's rows (one per free handle candidate) and its profile
-    group; raises if the ARQ is unknown, if another ARQ than ``batch`` is
-    bound to the instance, or if the deployable is unknown."""
+    group, or None for a ``repeat`` that finds the ARQ bound as asked
+    (see :func:`bind`); raises if the ARQ is unknown or in a state that
+    cannot be bound, if another ARQ than ``batch`` is bound to the
+    instance, or if the deployable is unknown."""
     params = {'uuid': uuid, 'instance_uuid': fields['instance_uuid'],
               'batch': list(batch), 'rp_uuid': fields['device_rp_uuid']}
     query = _ARQ_AND_CANDIDATES
@@ -154,6 +178,14 @@ def _arq_and_candidates(conn, uuid, project_id, fields, batch):
     if not rows:
         raise exception.ARQNotFound(uuid=uuid)
     row = rows[0]
+    if row.state not in _BIND_SOURCES:
+        # Before anything else: a request that cannot bind this ARQ must
+        # not fail it (and free the handle of its binding) either.
+        if repeat and _bound_as_asked(row, fields):
+            return rows, None
+        raise exception.ARQBadState(uuid=uuid, state=row.state,
+                                    action='bind',
+                                    expected=sorted(_BIND_SOURCES))
     if row.other:
         raise exception.InstanceAlreadyBound(instance=fields['instance_uuid'])
     if row.deployable_id is None:
@@ -165,7 +197,7 @@ def _arq_and_candidates(conn, uuid, project_id, fields, batch):
 
 
 @engine.retry_on_conflict(attempts=20)
-def bind(db, uuid, fields, scope_project, batch=()):
+def bind(db, uuid, fields, scope_project, batch=(), repeat=False):
     """Start a bind and allocate its attach handle, in one transaction.
 
     ``fields`` are hostname, device_rp_uuid, instance_uuid and
@@ -178,30 +210,44 @@ def bind(db, uuid, fields, scope_project, batch=()):
     deployable does not carry yet (the agent programs it) leave it
     BindStarted with its handle held, until :func:`finish_bind` or
     :func:`fail_bind`. Returns a :class:`BindResult`.
+
+    ``repeat``: this call repeats one that may have been done (its
+    answer was lost with its conductor). An ARQ that is Bound, or
+    BindStarted, to the same host, device and instance is then left as
+    it is, and the result says ``repeated``. Otherwise, binding an ARQ
+    that is not Initial or Unbound raises ARQBadState. A bind that loses
+    the ARQ to a concurrent one looks again, so that a repeat racing the
+    call it repeats sees that call's binding.
     """
     with db.write_connection() as conn:
         rows, group = _arq_and_candidates(conn, uuid, scope_project, fields,
-                                          set(batch) | {uuid})
+                                          set(batch) | {uuid}, repeat)
         row = rows[0]
-        handle = _take_free_handle(conn, rows)
-        if handle is None:
-            raise exception.NoFreeAttachHandle(deployable=row.deployable_name)
-        bitstream = profiles.bitstream_id(group)
-        finish = (handle.attach_type != 'MDEV' and
-                  (bitstream is None or row.bitstream_id == bitstream))
-        target = states.BOUND if finish else states.BIND_STARTED
-        now = timeutils.utcnow()
-        values = dict(fields, attach_handle_id=handle.handle_id,
-                      deployable_id=row.deployable_id, state=target,
-                      updated_at=now)
-        moved = conn.execute(_START_BIND, dict(
-            {'new_' + name: values[name] for name in _BIND_FIELDS},
-            arq_uuid=uuid)).rowcount
-        if not moved:
-            raise exception.ARQBadState(
-                uuid=uuid, state=row.state, action='bind',
-                expected=sorted(states.allowed_sources(
-                    states.BIND_STARTED)))
+        if group is not None:
+            handle = _take_free_handle(conn, rows)
+            if handle is None:
+                raise exception.NoFreeAttachHandle(
+                    deployable=row.deployable_name)
+            bitstream = profiles.bitstream_id(group)
+            finish = (handle.attach_type != 'MDEV' and
+                      (bitstream is None or row.bitstream_id == bitstream))
+            target = states.BOUND if finish else states.BIND_STARTED
+            now = timeutils.utcnow()
+            values = dict(fields, attach_handle_id=handle.handle_id,
+                          deployable_id=row.deployable_id, state=target,
+                          updated_at=now)
+            moved = conn.execute(_START_BIND, dict(
+                {'new_' + name: values[name] for name in _BIND_FIELDS},
+                arq_uuid=uuid)).rowcount
+            if not moved:
+                # The ARQ changed since it was read: read it again.
+                raise engine.RetryTransaction()
+    if group is None:
+        return BindResult(
+            previous_state=row.state, finished=row.state == states.BOUND,
+            bitstream_id=None, deployable=None, handle=None,
+            arq=db_api.arq_get(db, uuid, project_id=scope_project),
+            repeated=True)
     arq = types.SimpleNamespace(
         uuid=uuid, state=target,
         device_profile_group_id=row.device_profile_group_id,

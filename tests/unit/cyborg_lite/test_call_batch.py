@@ -21,7 +21,7 @@ class _Arqs:
     def _record(self, name):
         self.threads[name] = threading.current_thread()
 
-    def create(self, ctx, name):
+    def create(self, ctx, name, idempotency_key=None):
         self._record('create')
         return [{'uuid': 'created-from-' + name}]
 
@@ -29,11 +29,11 @@ class _Arqs:
         self._record('list')
         raise exception.ARQNotFound(uuid='x')
 
-    def bind(self, ctx, bindings):
+    def bind(self, ctx, bindings, repeat=False):
         self._record('bind')
         self.both_waiting.wait()
 
-    def delete(self, ctx, uuids=None, instance_uuid=None):
+    def delete(self, ctx, uuids=None, instance_uuid=None, repeat=False):
         self._record('delete')
         self.both_waiting.wait()
 
