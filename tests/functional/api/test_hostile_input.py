@@ -351,6 +351,28 @@ def test_nul_characters_are_400_before_the_database(any_world):
     assert snapshot(stack) == before
 
 
+def test_identities_longer_than_kept_are_400(any_world):
+    """With noauth the client names its project and user; one longer than
+    the ARQ table keeps failed in PostgreSQL's insert."""
+    stack = any_world['stack']
+    before = snapshot(stack)
+    rp = any_world['fpga']['rp_uuid']
+    for header in ('X-Project-Id', 'X-User-Id'):
+        who = dict(cyborg_api.SERVICE, **{header: 'x' * 256})
+        for method, path, body in [
+                ('POST', '/v2/accelerator_requests',
+                 {'device_profile_name': 'hostile-dp'}),
+                ('PATCH', '/v2/accelerator_requests', cyborg_api.bind_patch(
+                    [any_world['arq']['uuid']], 'h', rp,
+                    helpers.new_uuid())),
+                ('GET', '/v2/accelerator_requests', None)]:
+            resp = send(stack, method, path, JSON,
+                        b'' if body is None else json.dumps(body).encode(),
+                        who=who)
+            assert_refused(resp, 400, 'longer than 255')
+    assert snapshot(stack) == before
+
+
 # --- text that is not UTF-8 or not Unicode ----------------------------
 
 BAD_ESCAPES = ['%ff', '%c0%af', '%e0%80%af', '%f8%88%80%80%80', '%ed%a0%80',

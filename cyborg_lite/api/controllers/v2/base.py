@@ -5,6 +5,7 @@ import inspect
 import pecan
 from pecan import rest
 
+from cyborg_lite import exception
 from cyborg_lite import policies
 from cyborg_lite.api import views
 
@@ -35,10 +36,23 @@ def expose_no_body(handler):
         pecan.expose(content_type='application/json')(handler))
 
 
+# The longest project or user id the API keeps: the length of the ARQ
+# table's project_id column (a longer one failed in PostgreSQL).
+MAX_IDENTITY_LENGTH = 255
+
+
 def authorize(rule):
-    """Check a policy rule for the current caller; returns its context."""
+    """Check a policy rule for the current caller; returns its context.
+
+    An identity longer than the API keeps (only possible where the
+    client names it, with ``noauth``) is a 400."""
     ctx = pecan.request.ctx
     policies.authorize(pecan.request.enforcer, rule, ctx)
+    for name, value in (('project', ctx.project_id), ('user', ctx.user_id)):
+        if value is not None and len(value) > MAX_IDENTITY_LENGTH:
+            raise exception.Invalid(
+                reason='The caller\'s %s id is longer than %d characters.'
+                % (name, MAX_IDENTITY_LENGTH))
     return ctx
 
 
