@@ -6,8 +6,13 @@ DEPLOYABLE_ID_MAX = 2 ** 31 - 1
 POST_ATTRIBUTE_SCHEMA_V2_0 = {
     'type': 'object',
     'properties': {
-        'deployable_id': {'type': 'integer', 'minimum': 1,
-                          'maximum': DEPLOYABLE_ID_MAX},
+        # An integer, or its digits as a string: both ``openstack
+        # accelerator device attribute create`` commands send the
+        # command line's string. The controller checks the range of a
+        # string's value.
+        'deployable_id': {'type': ['integer', 'string'], 'minimum': 1,
+                          'maximum': DEPLOYABLE_ID_MAX,
+                          'pattern': '^[1-9][0-9]{0,9}$'},
         'key': {'type': 'string', 'minLength': 1, 'maxLength': 255},
         'value': {'type': 'string', 'maxLength': 255},
     },

@@ -243,8 +243,10 @@ def test_attribute_create_on_unknown_deployable_is_404(admin):
 
 
 @pytest.mark.parametrize('body', [
-    {}, {'deployable_id': 1, 'key': 'k'}, {'deployable_id': '1', 'key': 'k',
+    {}, {'deployable_id': 1, 'key': 'k'}, {'deployable_id': '01', 'key': 'k',
                                            'value': 'v'},
+    {'deployable_id': '4294967296', 'key': 'k', 'value': 'v'},
+    {'attribute': {'deployable_id': 1, 'key': 'k'}},
     {'deployable_id': 0, 'key': 'k', 'value': 'v'},
     {'deployable_id': 1, 'key': '', 'value': 'v'},
     {'deployable_id': 1, 'key': 'k', 'value': 'v', 'extra': 1},

@@ -121,3 +121,42 @@ def test_openstacksdk_errors_are_readable(conn):
     with pytest.raises(openstack.exceptions.NotFoundException) as info:
         conn.accelerator.get_accelerator_request(str(uuid.uuid4()))
     assert 'could not be found' in str(info.value)
+
+
+def _fpga_deployable_id(stack):
+    """The integer id of the FPGA deployable (the API names deployables
+    by uuid; only attributes show their ids)."""
+    return next(a['deployable_id'] for a in stack.client().get(
+        '/attributes', params={'key': 'rc'}).json()['attributes']
+        if a['value'] == 'FPGA')
+
+
+@pytest.mark.parametrize('binary', CLIS)
+def test_attribute_commands(stack, binary):
+    """Both CLIs send the attribute wrapped in its resource key."""
+    deployable_id = _fpga_deployable_id(stack)
+    key = 'cli_key_' + uuid.uuid4().hex[:6]
+    created = _osc(binary, stack, 'device', 'attribute', 'create',
+                   str(deployable_id), key, 'v1', '-f', 'json')
+    assert (created['key'], created['value']) == (key, 'v1')
+    shown = _osc(binary, stack, 'device', 'attribute', 'show',
+                 created['uuid'], '-f', 'json')
+    assert shown['deployable_id'] == deployable_id
+    listed = _osc(binary, stack, 'device', 'attribute', 'list', '-f', 'json')
+    assert created['uuid'] in [a['uuid'] for a in listed]
+    _osc(binary, stack, 'device', 'attribute', 'delete', created['uuid'])
+    listed = _osc(binary, stack, 'device', 'attribute', 'list', '-f', 'json')
+    assert created['uuid'] not in [a['uuid'] for a in listed]
+
+
+def test_openstacksdk_attributes(stack, conn):
+    deployable_id = _fpga_deployable_id(stack)
+    key = 'sdk_key_' + uuid.uuid4().hex[:6]
+    attr = conn.accelerator.create_attribute(
+        deployable_id=deployable_id, key=key, value='v1')
+    assert (attr.key, attr.value, attr.deployable_id) == (
+        key, 'v1', deployable_id)
+    assert conn.accelerator.get_attribute(attr.uuid).key == key
+    assert attr.uuid in [a.uuid for a in conn.accelerator.attributes()]
+    conn.accelerator.delete_attribute(attr.uuid, ignore_missing=False)
+    assert attr.uuid not in [a.uuid for a in conn.accelerator.attributes()]

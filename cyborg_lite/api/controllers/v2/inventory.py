@@ -139,8 +139,17 @@ class AttributesController(base.RestController):
     @pecan.expose('json')
     def post(self, **kwargs):
         ctx = base.authorize('cyborg:attribute:create')
-        body = validation.validate(validation.json_body(pecan.request),
-                                   schemas.POST_ATTRIBUTE_SCHEMA_V2_0)
+        body = validation.json_body(pecan.request)
+        # openstacksdk, and so both ``openstack accelerator device
+        # attribute create`` commands, wrap the attribute in its
+        # resource key; upstream's API reference shows it bare.
+        if isinstance(body, dict) and list(body) == ['attribute']:
+            body = body['attribute']
+        body = validation.validate(body, schemas.POST_ATTRIBUTE_SCHEMA_V2_0)
+        body['deployable_id'] = int(body['deployable_id'])
+        if body['deployable_id'] > schemas.DEPLOYABLE_ID_MAX:
+            raise exception.Invalid(reason='deployable_id must be a 32-bit '
+                                           'integer.')
         attr = pecan.request.conductor.attribute_create(ctx, body)
         base.set_status(201)
         return views.attribute(base.base_url(), attr)
