@@ -1,6 +1,7 @@
 """``python -m benchmarks`` (``tox -e bench``): print benchmark JSON.
 
     python -m benchmarks [--topology allinone|multiprocess]
+                         [--http-server builtin|cheroot|wsgiref]
                          [--conductors 1] [--concurrency 1,8,32]
                          [--duration 10] [--live-arqs 10000]
 
@@ -67,16 +68,18 @@ class AllInOneProcess:
 
     transport_url = local_transport.TRANSPORT_URL
 
-    def __init__(self, handles, rpc_batch_size):
+    def __init__(self, handles, rpc_batch_size, http_server='builtin'):
         self.state_dir = tempfile.mkdtemp(prefix='cyborg-lite-bench-')
         self.handles = handles
         self.rpc_batch_size = rpc_batch_size
+        self.http_server = http_server
 
     def start(self):
         self.proc = subprocess.Popen(
             [sys.executable, '-m', 'benchmarks.allinone_server',
              '--state-dir', self.state_dir, '--handles', str(self.handles)]
-            + ['--rpc-batch-size', str(self.rpc_batch_size)],
+            + ['--rpc-batch-size', str(self.rpc_batch_size)]
+            + ['--http-server', self.http_server],
             stdout=subprocess.PIPE, text=True)
         line = self.proc.stdout.readline()
         if not line.startswith('URL '):
@@ -119,8 +122,10 @@ def _setup(url, live_arqs):
 
 def _system(args):
     if args.topology == 'allinone':
-        return AllInOneProcess(args.handles, args.rpc_batch_size), (
-            'all-in-one (SQLite, in-process messaging)')
+        return AllInOneProcess(args.handles, args.rpc_batch_size,
+                               args.http_server), (
+            'all-in-one (SQLite, in-process messaging, %s HTTP server)'
+            % args.http_server)
     from benchmarks import topology
     return (topology.Topology(conductors=args.conductors,
                               handles=args.handles,
@@ -170,6 +175,11 @@ def parse_args(argv):
                         default=gunicorn_worker.WORKER_CLASS,
                         help="the API's gunicorn worker class "
                              "(multiprocess topology), e.g. gthread")
+    parser.add_argument('--http-server', default='builtin',
+                        choices=['builtin', 'cheroot', 'wsgiref'],
+                        help="the all-in-one API's HTTP server: the "
+                             "built-in one or another candidate of "
+                             "benchmarks.http_servers")
     parser.add_argument('--live-arqs', type=int, default=0,
                         help='ARQs of other instances in the table first')
     parser.add_argument('--report-hosts', default='10,100,1000',

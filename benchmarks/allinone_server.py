@@ -4,7 +4,9 @@
 
 It runs :class:`cyborg_lite.allinone.AllInOne` with one simulated host
 whose fake FPGA has ``--handles`` attach handles, prints ``URL <url>``
-and serves until SIGTERM.
+and serves until SIGTERM. ``--http-server cheroot`` (or ``wsgiref``)
+serves the API with another of the candidates of
+:mod:`benchmarks.http_servers` instead of the built-in server.
 """
 
 import argparse
@@ -22,6 +24,7 @@ def main(argv=None):
     parser.add_argument('--handles', type=int, default=512)
     parser.add_argument('--port', type=int, default=0)
     parser.add_argument('--database')
+    parser.add_argument('--http-server', default='builtin')
     parser.add_argument('--rpc-batch-size', type=int,
                         default=api_conf.default('rpc_batch_size'))
     args = parser.parse_args(argv)
@@ -36,6 +39,12 @@ def main(argv=None):
                               overrides=overrides)
     common.setup_logging(stack.conf)
     stack.start()
+    if args.http_server != 'builtin':
+        from benchmarks import http_servers
+        app = stack.api_server.app
+        stack.api_server.stop()
+        stack.api_server = http_servers.IN_PROCESS[args.http_server](
+            app, stack.api_host, 0).start()
     print('URL %s' % stack.url, flush=True)
     stopped = threading.Event()
     for sig in (signal.SIGTERM, signal.SIGINT):

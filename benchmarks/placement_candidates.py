@@ -39,7 +39,8 @@ def _app(tmpdir):
     path = os.path.join(tmpdir, 'placement.sqlite')
     conf = conf_lib.build_conf(overrides={
         ('placement_database', 'connection'): 'sqlite:///' + path,
-        ('placement_database', 'sqlite_synchronous'): False})
+        ('placement_database', 'sqlite_synchronous'): False,
+        ('api', 'auth_strategy'): 'noauth2'})
     facade = db_api.create_facade(conf)
     app = webtest.TestApp(deploy.deploy(conf, facade))
     deploy.freeze_startup_heap()

@@ -1,6 +1,6 @@
 """Everything in one process, on embedded defaults.
 
-:class:`AllInOne` runs the API (threaded WSGI server), one conductor and
+:class:`AllInOne` runs the API (the built-in server), one conductor and
 one agent per simulated host, talking over oslo.messaging's in-process
 transport (:mod:`cyborg_lite.local_transport`) and storing data in a
 SQLite file. It also runs ``placement_stub`` on a loopback port (unless
@@ -153,8 +153,9 @@ class AllInOne:
         for hostname in self.hostnames:
             self.start_agent(hostname)
         app = api_app.setup_app(self.conf, self.transport)
-        self.api_server = WSGIServer(app, self.api_host, self.api_port,
-                                     error_body=api_errors.envelope).start()
+        self.api_server = WSGIServer(
+            app, self.api_host, self.api_port, error_body=api_errors.envelope,
+            max_body_size=self.conf.api.max_request_body_size).start()
         if self.compute is not None:
             self.compute.use_cyborg(self.url)
         LOG.info('cyborg-lite API at %s', self.url)

@@ -45,6 +45,10 @@ class EmbeddedPlacement:
     def endpoint(self):
         return self._fixture.endpoint
 
+    @property
+    def conf(self):
+        return self._fixture.conf
+
     def start(self):
         self._fixture.start()
         return self

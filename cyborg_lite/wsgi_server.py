@@ -1,318 +1,238 @@
-"""A small threaded WSGI server for the built-in API servers.
+"""The built-in API server: waitress in a background thread.
 
 Production runs the API under gunicorn (``cyborg_lite.api.wsgi``); the
-all-in-one and the tests use this one, which binds port 0 when asked and
-reports the port it got.
+all-in-one, ``cyborg-lite-api``, ``placement-stub-api``, nova_shim's
+compute API and the tests use this one, which binds port 0 when asked
+and reports the port it got. Each names the error format of its own
+API (``error_body``).
 
-It is wsgiref with HTTP/1.1 keep-alive added, because a client such as
-Nova's keeps its connection open between requests, and a new connection
-per request costs a TCP handshake and a server thread. A connection is
-kept only when that is safe: the response carries a Content-Length, the
-request's body was read to its end (the server reads what the app left),
-and the client did not ask to close. Each response leaves in one send.
-Idle connections are closed after ``idle_timeout`` seconds, and
-:meth:`WSGIServer.stop` closes every open connection.
+waitress parses HTTP. Its event loop thread reads every connection,
+request head and body alike, and hands a request to one of ``threads``
+worker threads only once all of it has arrived, so a slow or stalled
+client holds a socket, never a thread that other clients need. It
+refuses what HTTP/1.1 refuses (a repeated or malformed Content-Length, a
+bad chunk size, a malformed request line or header), decodes chunked
+bodies, keeps connections alive when that is safe, and closes a
+connection that has been silent for ``read_timeout`` seconds, whether
+between requests or in the middle of one.
 
-A request the server itself refuses before the app sees it (a malformed
-request line, header or Content-Length, an over-long URL or header, too
-many headers) gets the body that ``error_body(status, message)`` renders,
-in the app's own error format; without it, http.server's HTML page.
-
-The request line and headers are parsed here rather than by http.server,
-whose header parser is the email package's: general enough for MIME
-documents, and a fifth of this server's CPU per request. The limits are
-http.client's: lines of 64 KiB, 100 header fields.
+What this wrapper adds is the interface the callers use: a port
+reported after binding, :meth:`WSGIServer.start` in a thread,
+:meth:`WSGIServer.stop` closing every connection, the request-body
+limit, and quiet logs. A request the server refuses before the app sees
+it is answered with the body that ``error_body(status, message)``
+renders, in the app's own error format (waitress's plain-text page
+otherwise).
 """
 
-import http
-import http.client
 import logging
-import re
 import socket
-import socketserver
 import threading
-from wsgiref import simple_server
+import time
+
+from waitress import adjustments
+from waitress import channel as waitress_channel
+from waitress import server as waitress_server
+from waitress import task as waitress_task
+from waitress import utilities
 
 LOG = logging.getLogger(__name__)
 
-# The most request body that the server reads and discards for the app to
-# keep a connection open; past that the connection is closed instead.
-MAX_DRAIN = 1 << 20
-MAX_LINE = 65536
-MAX_HEADERS = 100
-_VERSION = re.compile(r'HTTP/(\d{1,10})\.(\d{1,10})\Z')
-# RFC 9110 5.1: a field name is a token.
-_FIELD_NAME = re.compile(r"[!#$%&'*+.^_`|~0-9A-Za-z-]+\Z")
+# Seconds a connection may stay silent, mid-request or between requests.
+READ_TIMEOUT = 5
+# Requests the app runs at once. Each API request waits for a conductor
+# while it runs; more of them in flight batch better (doc/performance.rst).
+THREADS = 32
+# The largest request head (the request line and every header field).
+MAX_HEADER_SIZE = 65536
+# The largest request body read when the caller names no limit.
+MAX_BODY_SIZE = 1 << 20
+# Connections held open at once; past that the server stops accepting.
+CONNECTION_LIMIT = 1000
+# After refusing a request, how long (seconds) and how much (bytes) the
+# server reads and drops what the client still sends before it closes.
+LINGER = 2.0
+LINGER_BYTES = 65536
 
 
-class BadRequest(Exception):
-    """A request line or header the server refuses: (status, message)."""
+def _message(request, error):
+    """What is wrong with a refused request, in words for its client.
 
-    def __init__(self, status, message):
-        super().__init__(message)
-        self.status = status
-        self.message = message
-
-
-def parse_request_line(line: str) -> tuple[str, str, tuple[int, int]]:
-    """``(method, target, (major, minor))`` of an HTTP/1.x request line."""
-    words = line.split()
-    if len(words) != 3:
-        raise BadRequest(http.HTTPStatus.BAD_REQUEST,
-                         'Bad request syntax (%r)' % line[:200])
-    method, target, version = words
-    match = _VERSION.match(version)
-    if match is None:
-        raise BadRequest(http.HTTPStatus.BAD_REQUEST,
-                         'Bad request version (%r)' % version[:50])
-    number = int(match.group(1)), int(match.group(2))
-    if number >= (2, 0):
-        raise BadRequest(http.HTTPStatus.HTTP_VERSION_NOT_SUPPORTED,
-                         'Invalid HTTP version (%s)' % version[5:])
-    return method, target, number
-
-
-def read_headers(rfile) -> http.client.HTTPMessage:
-    """The header fields up to the empty line, as http.server gives them.
-
-    A line without a colon, a field name that is not a token (no space
-    before the colon) and an obsolete folded line are refused (RFC 9112
-    5.1 and 5.2 allow a 400 for each).
+    waitress says only "Content-Length is invalid" of a Content-Length
+    that is repeated, negative or not a number; say which.
     """
-    headers = http.client.HTTPMessage()
-    while True:
-        line = rfile.readline(MAX_LINE + 1)
-        if len(line) > MAX_LINE:
-            raise BadRequest(
-                http.HTTPStatus.REQUEST_HEADER_FIELDS_TOO_LARGE,
-                'Line too long')
-        if line in (b'\r\n', b'\n', b''):
-            return headers
-        if len(headers) == MAX_HEADERS:
-            raise BadRequest(
-                http.HTTPStatus.REQUEST_HEADER_FIELDS_TOO_LARGE,
-                'Too many headers')
-        name, colon, value = line.decode('iso-8859-1').partition(':')
-        if not colon or not _FIELD_NAME.match(name):
-            raise BadRequest(http.HTTPStatus.BAD_REQUEST,
-                             'Bad header line (%r)' % line[:100])
-        headers[name] = value.strip(' \t\r\n')
+    length = request.headers.get('CONTENT_LENGTH')
+    if isinstance(error, utilities.RequestEntityTooLarge):
+        return 'The request body is larger than the %d bytes accepted.' % (
+            request.adj.max_request_body_size - 1)
+    if isinstance(error, utilities.RequestHeaderFieldsTooLarge):
+        return ('The request line and headers are larger than the %d '
+                'bytes accepted.' % request.adj.max_request_header_size)
+    if error.body == 'Content-Length is invalid' and length is not None:
+        if ',' in length:
+            return ('Content-Length is given more than once (%s); a request '
+                    'has one body length.' % length[:100])
+        if length.strip().startswith('-'):
+            return 'Content-Length %s is negative.' % length[:100]
+        return 'Content-Length %r is not a number of bytes.' % length[:100]
+    return error.body
 
 
-class _RequestBody:
-    """``wsgi.input`` that ends at the request's Content-Length, so that
-    an app that reads to EOF does not wait for the client's next
-    request."""
+class _ErrorTask(waitress_task.ErrorTask):
+    """Answers a refused request with the server's ``error_body``."""
 
-    def __init__(self, rfile, length):
-        self._rfile = rfile
-        self.remaining = length
-
-    def read(self, size=-1):
-        if size is None or size < 0 or size > self.remaining:
-            size = self.remaining
-        data = self._rfile.read(size) if size else b''
-        self.remaining -= len(data)
-        if len(data) < size:
-            self.remaining = 0  # the client went away mid-body
-        return data
-
-    def readline(self, size=-1):
-        if size is None or size < 0 or size > self.remaining:
-            size = self.remaining
-        data = self._rfile.readline(size) if size else b''
-        self.remaining -= len(data)
-        return data
-
-    def readlines(self, hint=-1):
-        return list(iter(self.readline, b''))
-
-    def __iter__(self):
-        return iter(self.readline, b'')
-
-    def drain(self):
-        """Read what the app left; False if too much remains to bother."""
-        if self.remaining > MAX_DRAIN:
-            return False
-        while self.remaining:
-            if not self.read(min(self.remaining, 65536)):
-                return False
-        return True
+    def execute(self):
+        self.channel.linger = True
+        render = self.channel.server.error_body
+        if render is None:
+            return super().execute()
+        error = self.request.error
+        body = render(error.code, _message(self.request, error))
+        self.status = '%d %s' % (error.code, error.reason)
+        self.response_headers.append(('Content-Type', 'application/json'))
+        self.set_close_on_finish()
+        self.content_length = len(body)
+        self.write(body)
 
 
-class _ResponseWriter(simple_server.ServerHandler):
-    """Answers HTTP/1.1 clients in HTTP/1.1 and sends each response's
-    status line, headers and body in one write."""
+class _WSGITask(waitress_task.WSGITask):
+    """waitress's task, which sends the head of an answer and a body that
+    comes whole (the API's answers do) in one write rather than two, and
+    sends no body in answer to HEAD, whatever the app gives."""
 
-    keep_alive = False
-    complete = False  # the whole response went out
-
-    def __init__(self, *args, **kwargs):
-        super().__init__(*args, **kwargs)
-        self._pending = []
-
-    def finish_content(self):
-        super().finish_content()
-        self.complete = True
-
-    def cleanup_headers(self):
-        super().cleanup_headers()
-        self.keep_alive = (self.keep_alive and
-                           'Content-Length' in self.headers)
-        if not self.keep_alive:
-            self.headers['Connection'] = 'close'
-
-    def _write(self, data):
-        self._pending.append(data)
-
-    def _flush(self):
-        if self._pending:
-            data, self._pending = b''.join(self._pending), []
-            self.stdout.write(data)
-            self.stdout.flush()
-
-
-class _Handler(simple_server.WSGIRequestHandler):
-    protocol_version = 'HTTP/1.1'
-    idle_timeout = 60
-
-    def log_message(self, fmt, *args):
-        LOG.debug('%s - %s', self.address_string(), fmt % args)
-
-    def setup(self):
-        self.timeout = self.idle_timeout
-        super().setup()
-        # Without TCP_NODELAY, Nagle's algorithm and the client's delayed
-        # ACK can hold a response back by up to 40 ms.
-        self.connection.setsockopt(socket.IPPROTO_TCP, socket.TCP_NODELAY,
-                                   1)
-        self.server.track(self.connection)
+    def write(self, data):
+        if self.request.command == 'HEAD':
+            data = b''
+        if (self.wrote_header or not data or not self.has_body or
+                self.content_length != len(data) or not self.complete):
+            return super().write(data)
+        head = self.build_response_header()
+        self.wrote_header = True
+        self.content_bytes_written = len(data)
+        self.channel.write_soon(head + data)
 
     def finish(self):
-        self.server.untrack(self.connection)
+        if self.request.command == 'HEAD':
+            # Not even the end of a chunked body.
+            self.chunked_response = False
         super().finish()
 
-    def send_error(self, code, message=None, explain=None):
-        render = self.server.error_body
-        if render is None:
-            return super().send_error(code, message, explain)
-        message = message or self.responses.get(code, ('Error',))[0]
-        self.log_error('code %d, message %s', code, message)
-        # A request line too broken to name its version would get an
-        # HTTP/0.9 answer (a body without a status line): answer in ours.
-        self.request_version = self.protocol_version
-        body = render(code, message)
-        self.send_response(code, message)
-        self.send_header('Content-Type', 'application/json')
-        self.send_header('Content-Length', str(len(body)))
-        self.send_header('Connection', 'close')
-        self.end_headers()
-        if self.command != 'HEAD':
-            self.wfile.write(body)
 
-    def parse_request(self):
-        """Parse ``raw_requestline`` and the headers into ``command``,
-        ``path``, ``request_version`` and ``headers``, as http.server
-        does; False once an error has been sent (or for an empty line,
-        which closes the connection)."""
-        self.command = None
-        self.request_version = self.default_request_version
-        self.close_connection = True
-        self.requestline = str(self.raw_requestline,
-                               'iso-8859-1').rstrip('\r\n')
-        if not self.requestline.strip():
-            return False
-        try:
-            self.command, self.path, version = parse_request_line(
-                self.requestline)
-            self.request_version = 'HTTP/%d.%d' % version
-            self.headers = read_headers(self.rfile)
-        except BadRequest as exc:
-            self.send_error(exc.status, exc.message)
-            return False
-        if self.path.startswith('//'):
-            self.path = '/' + self.path.lstrip('/')
-        connection = self.headers.get('Connection', '').lower()
-        self.close_connection = (version < (1, 1) or connection == 'close'
-                                 ) and connection != 'keep-alive'
-        if self.headers.get('Expect', '').lower() == '100-continue' and \
-                version >= (1, 1):
-            return self.handle_expect_100()
+class RequestTimeout(utilities.BadRequest):
+    code = 408
+    reason = 'Request Timeout'
+
+
+class _Channel(waitress_channel.HTTPChannel):
+    """A connection that answers a request it gets only in part, and
+    closes gracefully after a refusal.
+
+    waitress closes a connection that goes silent or ends in the middle
+    of a request without a word; this one answers 408 to the first and
+    400 to the second (a client that half-closes can still read).
+
+    A refused request may leave bytes that its client is still sending
+    (the body of a 413, the rest of an over-long head). Closing a socket
+    with unread bytes resets the connection, and the client may lose the
+    answer with it; so after a refusal the channel sends FIN, then reads
+    and drops what arrives until the client closes, for :data:`LINGER`
+    seconds and :data:`LINGER_BYTES` bytes at most (RFC 9112 9.6), as
+    gunicorn does.
+    """
+
+    task_class = _WSGITask
+    error_task_class = _ErrorTask
+    linger = False  # set by the error task, read by handle_close
+    linger_until = None  # monotonic time; set while lingering
+    lingered = 0
+
+    def refuse_partial(self, error):
+        """Answer the request that has arrived in part with ``error``;
+        False if there is none."""
+        with self.requests_lock:
+            request = self.request
+            if request is None or request.completed or self.requests:
+                return False
+            request.error = error
+            request.completed = True
+            self.request = None
+            self.requests.append(request)
+            self.server.add_task(self)
         return True
 
-    def handle(self):
-        self.close_connection = True
+    def writable(self):
+        # While a request runs, its own thread sends what it writes
+        # (send_bytes is 1), and HTTPChannel.handle_write can only try
+        # the lock that thread holds; yet the channel asks for write
+        # events whenever a byte waits, and the event loop then spins,
+        # holding the interpreter lock the request's thread needs, up
+        # to a hundred times per request. The loop has to send for the
+        # thread only when the thread waits for the buffer to drain.
+        if (self.requests and not (self.will_close or
+                                   self.close_when_flushed) and
+                self.total_outbufs_len <= self.adj.outbuf_high_watermark):
+            return False
+        return super().writable()
+
+    def handle_read(self):
+        if self.linger_until is not None:
+            return self._drain()
         try:
-            while self._handle_one():
-                pass
-        except (OSError, ValueError):
-            # The client left, the idle timeout passed, or stop() closed
-            # the socket under us (ValueError: I/O on a closed file).
-            pass
+            data = self.socket.recv(self.adj.recv_bytes)
+        except OSError:
+            return self.close_now()
+        if data:
+            self.last_activity = time.time()
+            self.received(data)
+        elif not self.refuse_partial(utilities.BadRequest(
+                'The connection ended in the middle of the request (a body '
+                'shorter than its Content-Length?).')):
+            self.close_now()
 
-    def _handle_one(self):
-        """Serve one request; True when the connection may serve the
-        next."""
-        self.raw_requestline = self.rfile.readline(65537)
-        if not self.raw_requestline:
-            return False
-        if len(self.raw_requestline) > 65536:
-            self.requestline = self.request_version = self.command = ''
-            self.send_error(414)
-            return False
-        if not self.parse_request():  # it has sent the error
-            return False
-        environ = self.get_environ()
-        chunked = 'chunked' in self.headers.get('Transfer-Encoding',
-                                                '').lower()
+    def handle_close(self):
+        if not self.linger or self.linger_until is not None:
+            return self.close_now()
         try:
-            length = int(self.headers.get('Content-Length') or 0)
-        except ValueError:
-            self.send_error(400, 'Bad Content-Length')
-            return False
-        body = _RequestBody(self.rfile, max(length, 0))
-        writer = _ResponseWriter(body, self.wfile, self.get_stderr(),
-                                 environ, multithread=True)
-        writer.request_handler = self  # wsgiref logs through it
-        if self.request_version == 'HTTP/1.1':
-            writer.http_version = '1.1'
-        writer.keep_alive = (not self.close_connection and not chunked and
-                             not self.server.stopping)
-        writer.run(self.server.get_app())
-        return writer.keep_alive and writer.complete and body.drain()
+            self.socket.shutdown(socket.SHUT_WR)
+        except OSError:
+            return self.close_now()
+        self.linger_until = time.monotonic() + LINGER
+        # Readable and not writable from now on (see HTTPChannel): the
+        # answer went out, and no request is left.
+        self.will_close = self.close_when_flushed = False
+
+    def close_now(self):
+        self.linger_until = self.linger_until or 0.0
+        super().handle_close()
+
+    def _drain(self):
+        try:
+            data = self.socket.recv(LINGER_BYTES)
+        except OSError:
+            data = b''
+        self.lingered += len(data)
+        if (not data or self.lingered >= LINGER_BYTES or
+                time.monotonic() >= self.linger_until):
+            self.close_now()
 
 
-class _ThreadingServer(socketserver.ThreadingMixIn,
-                       simple_server.WSGIServer):
-    daemon_threads = True
-    allow_reuse_address = True
-    request_queue_size = 128
+class _Server(waitress_server.TcpWSGIServer):
+    channel_class = _Channel
+    error_body = None
 
-    def __init__(self, *args, **kwargs):
-        self.stopping = False
-        self.error_body = None
-        self._connections = set()
-        self._connections_lock = threading.Lock()
-        super().__init__(*args, **kwargs)
-
-    def track(self, connection):
-        with self._connections_lock:
-            self._connections.add(connection)
-
-    def untrack(self, connection):
-        with self._connections_lock:
-            self._connections.discard(connection)
-
-    def close_connections(self):
-        """Wake every connection's thread by shutting its socket down."""
-        self.stopping = True
-        with self._connections_lock:
-            connections = list(self._connections)
-        for connection in connections:
-            try:
-                connection.shutdown(socket.SHUT_RDWR)
-            except OSError:
-                pass
+    def maintenance(self, now):
+        cutoff = now - self.adj.channel_timeout
+        for channel in list(self.active_channels.values()):
+            if channel.linger_until:
+                # A lingering client that sends nothing more.
+                if channel.linger_until <= time.monotonic():
+                    channel.close_now()
+            elif channel.last_activity < cutoff:
+                channel.refuse_partial(RequestTimeout(
+                    'The request did not arrive in full within %d seconds.'
+                    % self.adj.channel_timeout))
+        # Closes the idle connections (those with no request).
+        super().maintenance(now)
 
 
 class WSGIServer:
@@ -320,34 +240,71 @@ class WSGIServer:
 
     ``error_body(status, message) -> bytes`` renders, as JSON, the errors
     that the server sends itself (see the module's docstring).
+    ``max_body_size`` is the largest request body read; a larger one is
+    refused with 413 before any of it is read.
     """
 
-    def __init__(self, app, host='127.0.0.1', port=0, error_body=None):
-        self._server = simple_server.make_server(
-            host, port, app, server_class=_ThreadingServer,
-            handler_class=_Handler)
+    def __init__(self, app, host='127.0.0.1', port=0, error_body=None,
+                 threads=THREADS, read_timeout=READ_TIMEOUT,
+                 max_body_size=MAX_BODY_SIZE):
+        adj = adjustments.Adjustments(
+            host=host, port=port, threads=threads,
+            channel_timeout=read_timeout,
+            # Look for silent connections every second, not every 30.
+            cleanup_interval=1,
+            max_request_header_size=MAX_HEADER_SIZE,
+            # waitress refuses a body of this size and more.
+            max_request_body_size=max_body_size + 1,
+            connection_limit=CONNECTION_LIMIT,
+            # poll(), unlike select(), takes file descriptors past 1023.
+            asyncore_use_poll=True,
+            # A client that goes away is no error of the server's.
+            log_socket_errors=False,
+            # Pass Forwarded and X-Forwarded-* on to the app, as gunicorn
+            # does, rather than drop them on every request.
+            clear_untrusted_proxy_headers=False)
+        self._server = _Server(app, adj=adj, sockinfo=adj.listen[0])
         self._server.error_body = error_body
+        self.app = app
         self.host = host
-        self.port = self._server.server_address[1]
+        self.port = int(self._server.effective_port)
         self._thread = None
+        self._stop_lock = threading.Lock()
 
     @property
     def url(self):
-        return 'http://%s:%d' % (self.host, self.port)
+        host = '[%s]' % self.host if ':' in self.host else self.host
+        return 'http://%s:%d' % (host, self.port)
 
     def start(self):
-        self._thread = threading.Thread(target=self._server.serve_forever,
-                                        daemon=True, name='wsgi-%d' %
-                                        self.port)
+        self._thread = threading.Thread(target=self._server.run,
+                                        daemon=True,
+                                        name='wsgi-%d' % self.port)
         self._thread.start()
         return self
 
     def serve_forever(self):
-        self._server.serve_forever()
+        self._server.run()
+
+    def _close_all(self):
+        """Close the listening socket, every connection and the event
+        loop's wake-up pipe; runs in the event loop's thread, whose loop
+        then ends."""
+        # stop() has written its wake-up byte by the time it lets go;
+        # the loop may run this sooner, woken by a request's thread.
+        with self._stop_lock:
+            for channel in list(self._server.active_channels.values()):
+                channel.close_now()
+            self._server.close()
 
     def stop(self):
-        self._server.shutdown()
-        self._server.close_connections()
-        self._server.server_close()
-        if self._thread is not None:
+        if self._thread is not None and self._thread.is_alive():
+            # Queue _close_all and wake the loop with one byte, before
+            # _close_all can close the pipe that byte goes to.
+            with self._stop_lock:
+                self._server.trigger.pull_trigger(self._close_all)
             self._thread.join(timeout=5)
+        else:
+            self._close_all()
+        # The app's threads end once their requests are answered.
+        self._server.task_dispatcher.shutdown(timeout=5)

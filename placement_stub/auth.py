@@ -12,6 +12,7 @@ YAML mapping a user name to ``project_id``, ``user_id`` and ``roles``
 """
 
 import logging
+import sys
 
 from oslo_middleware import basic_auth
 import webob.exc
@@ -72,3 +73,19 @@ def _json_error(body, status, title, environ):
     return {'errors': [{'status': int(status.split()[0]), 'title': title,
                         'detail': 'The request you have made requires '
                                   'authentication.'}]}
+
+
+def warn_if_open(conf, url, stream=None):
+    """Log and print on ``stream`` (stderr by default) one WARNING line
+    when the stub at ``url`` serves anonymous callers (``noauth2``);
+    return the line, or None when it authenticates them."""
+    if conf.api.auth_strategy != 'noauth2':
+        return None
+    line = ('WARNING: placement-stub at %s is open: [api] auth_strategy = '
+            'noauth2 serves any caller, as admin when it sends no X-Roles. '
+            'To close it, set [api] auth_strategy = keystone (or '
+            'http_basic) in placement-stub.conf, or listen on a loopback '
+            'address only.' % url)
+    LOG.warning(line)
+    print(line, file=stream or sys.stderr, flush=True)
+    return line

@@ -1,4 +1,4 @@
-"""``placement-stub-api``: serve the stub with wsgiref.
+"""``placement-stub-api``: serve the stub with waitress.
 
 Accepts ``--config-file``, ``--host`` and ``--port`` (0 picks a free port)
 and prints the URL it serves once it listens.
@@ -9,6 +9,7 @@ import sys
 
 from oslo_config import cfg
 
+from placement_stub import auth
 from placement_stub import conf as conf_lib
 from placement_stub import deploy
 from placement_stub import server
@@ -28,16 +29,16 @@ def main(argv=None):
     conf(argv, project='placement-stub')
     host = conf.host or conf.api.host
     port = conf.api.port if conf.port is None else conf.port
-    httpd = server.make_server(host, port, deploy.deploy(conf))
+    httpd = server.Server(deploy.deploy(conf), host, port)
     deploy.freeze_startup_heap()
-    print('placement-stub-api serving on %s' % server.url(httpd),
-          flush=True)
+    auth.warn_if_open(conf, httpd.url)
+    print('placement-stub-api serving on %s' % httpd.url, flush=True)
     try:
         httpd.serve_forever()
     except KeyboardInterrupt:
         pass
     finally:
-        httpd.server_close()
+        httpd.stop()
     return 0
 
 

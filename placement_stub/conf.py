@@ -16,13 +16,15 @@ DB_GROUP = 'placement_database'
 DEFAULT_SQLITE = 'sqlite:///placement_stub.sqlite'
 
 API_OPTS = [
-    cfg.StrOpt('auth_strategy', default='noauth2',
+    cfg.StrOpt('auth_strategy', default='keystone',
                choices=[('noauth2', 'identity from X-Project-Id, X-User-Id '
                                     'and X-Roles headers'),
                         ('keystone', 'keystonemiddleware auth_token'),
                         ('http_basic', 'HTTP basic auth against an '
                                        'htpasswd file')],
-               help='How requests are authenticated.'),
+               help='How requests are authenticated. keystone, as in '
+                    'Placement; noauth2 serves any caller (the all-in-one '
+                    'and the tests set it, on loopback).'),
     cfg.StrOpt('http_basic_auth_user_file',
                default='/etc/placement-stub/htpasswd',
                help='htpasswd file (bcrypt) for auth_strategy http_basic.'),

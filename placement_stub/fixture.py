@@ -6,13 +6,15 @@ Usable as a context manager::
         requests.get(placement.endpoint + '/resource_providers')
 
 or as a ``fixtures.Fixture`` (``self.useFixture(PlacementFixture())``).
-Each fixture has its own SQLite database in a temporary directory.
+Each fixture has its own SQLite database in a temporary directory, and
+trusts the identity headers (``noauth2``) unless ``overrides`` name
+another ``[api] auth_strategy``: it listens on loopback, for tests and
+the all-in-one.
 """
 
 import os
 import shutil
 import tempfile
-import threading
 
 import fixtures
 
@@ -32,7 +34,6 @@ class PlacementFixture(fixtures.Fixture):
         self.endpoint = None
         self.app = None
         self._httpd = None
-        self._thread = None
         self._tmpdir = None
 
     def _setUp(self):
@@ -48,23 +49,18 @@ class PlacementFixture(fixtures.Fixture):
             connection = 'sqlite:///' + os.path.join(self._tmpdir,
                                                      'placement.sqlite')
         overrides = {('placement_database', 'connection'): connection,
-                     ('placement_database', 'sqlite_synchronous'): False}
+                     ('placement_database', 'sqlite_synchronous'): False,
+                     ('api', 'auth_strategy'): 'noauth2'}
         overrides.update(self.overrides)
         self.conf = conf_lib.build_conf(overrides=overrides)
         self.app = deploy.deploy(self.conf)
-        self._httpd = server.make_server(self.host, 0, self.app)
-        self.endpoint = server.url(self._httpd)
-        self._thread = threading.Thread(target=self._httpd.serve_forever,
-                                        name='placement-stub',
-                                        daemon=True)
-        self._thread.start()
+        self._httpd = server.Server(self.app, self.host, 0).start()
+        self.endpoint = self._httpd.url
         return self
 
     def stop(self):
         if self._httpd is not None:
-            self._httpd.shutdown()
-            self._httpd.server_close()
-            self._thread.join(timeout=5)
+            self._httpd.stop()
             self._httpd = None
         if self._tmpdir is not None:
             shutil.rmtree(self._tmpdir, ignore_errors=True)

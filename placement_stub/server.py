@@ -1,29 +1,36 @@
-"""A threaded wsgiref server, shared by the console script and fixture."""
+"""placement_stub's HTTP server, shared by the console script and the
+fixture: cyborg-lite's built-in server (waitress, see
+:mod:`cyborg_lite.wsgi_server`) with Placement's error format.
 
-import socketserver
-from wsgiref import simple_server
+Its event loop reads each request, head and body, before one of
+``threads`` threads runs it, so a slow client holds a socket, not a
+thread. A request that the server refuses before the app sees it (a
+repeated or malformed Content-Length, a bad chunk, a malformed request
+line or header, an over-long head, a body cut short or not sent within
+the read timeout) is answered in Placement's JSON error format.
+"""
 
+import http
+import json
 
-class _QuietHandler(simple_server.WSGIRequestHandler):
-    def log_message(self, format, *args):  # noqa: A002
-        pass
+from cyborg_lite import wsgi_server
+from placement_stub import errors
 
-
-class _ThreadingServer(socketserver.ThreadingMixIn,
-                       simple_server.WSGIServer):
-    daemon_threads = True
-    allow_reuse_address = True
-
-
-def make_server(host, port, app, quiet=True):
-    handler = _QuietHandler if quiet else simple_server.WSGIRequestHandler
-    return simple_server.make_server(host, port, app,
-                                     server_class=_ThreadingServer,
-                                     handler_class=handler)
+THREADS = 16
 
 
-def url(httpd) -> str:
-    host, port = httpd.server_address[:2]
-    if ':' in host:
-        host = '[%s]' % host
-    return 'http://%s:%d' % (host, port)
+def error_body(status, message):
+    """A refusal of the server's own in Placement's error format."""
+    return json.dumps({'errors': [{
+        'status': status, 'title': http.HTTPStatus(status).phrase,
+        'detail': message, 'code': errors.DEFAULT,
+        'request_id': None}]}).encode()
+
+
+class Server(wsgi_server.WSGIServer):
+    """Serves ``app`` (``serve_forever``, or ``start`` in a thread) until
+    :meth:`stop`, which closes every connection."""
+
+    def __init__(self, app, host, port, threads=THREADS):
+        super().__init__(app, host, port, error_body=error_body,
+                         threads=threads)

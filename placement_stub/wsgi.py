@@ -6,8 +6,10 @@ the files named in ``PLACEMENT_STUB_CONFIG_FILES``, comma separated).
 
 import os
 
+from placement_stub import auth
 from placement_stub import conf as conf_lib
 from placement_stub import deploy
+from placement_stub import request_body
 
 _APP = None
 
@@ -22,8 +24,11 @@ def _config_files():
 
 def init_application():
     conf = conf_lib.build_conf(default_config_files=_config_files())
-    app = deploy.deploy(conf)
+    # gunicorn's sync and gthread workers let the app read the body from
+    # the client's socket: read it first, with a time limit.
+    app = request_body.ReadBody(deploy.deploy(conf))
     deploy.freeze_startup_heap()
+    auth.warn_if_open(conf, 'this WSGI server (pid %d)' % os.getpid())
     return app
 
 

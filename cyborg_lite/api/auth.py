@@ -21,6 +21,7 @@ need credentials, so that keystoneauth version discovery works.
 """
 
 import logging
+import sys
 
 from keystoneauth1 import exceptions as ks_exceptions
 from keystoneauth1 import loading as ks_loading
@@ -235,3 +236,25 @@ def wrap(app, conf):
         authed = BasicAuth(with_context, conf.api.http_basic_auth_user_file,
                            identities)
     return PublicPathBypass(authed, with_context)
+
+
+def open_access_warning(conf, url):
+    """The WARNING line for an API at ``url`` that serves anonymous
+    callers (``noauth``), or None when it authenticates them."""
+    if conf.api.auth_strategy != 'noauth':
+        return None
+    return ('WARNING: the cyborg-lite API at %s is open: [api] '
+            'auth_strategy = noauth serves any caller, as admin when it '
+            'sends no identity headers. To close it, set [api] '
+            'auth_strategy = keystone (or http_basic) in cyborg-lite.conf, '
+            'or listen on a loopback address only.' % url)
+
+
+def warn_if_open(conf, url, stream=None):
+    """Log :func:`open_access_warning` and print it on ``stream``
+    (stderr by default), so that an operator reading either sees it."""
+    line = open_access_warning(conf, url)
+    if line is not None:
+        LOG.warning(line)
+        print(line, file=stream or sys.stderr, flush=True)
+    return line

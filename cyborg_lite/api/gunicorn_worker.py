@@ -37,11 +37,22 @@ answers it, rather than with gunicorn's HTML page.
 A new connection that sends nothing is closed after
 :data:`FIRST_REQUEST_TIMEOUT` seconds, and an idle one after
 ``--keep-alive``, so idle clients hold threads (not request slots) for
-a bounded time. TLS and HTTP/1.x are supported; HTTP/2 is not (use
+a bounded time. Once a request has begun, its head and body must arrive
+within :data:`READ_TIMEOUT` seconds, however slowly they trickle, or it
+is answered 408. The connection's thread reads the whole body, chunked
+or not, before it waits for a request slot, so a slow or stalled client
+holds its own thread, never a slot that others need, and the
+application never waits on a client: a body shorter than its
+Content-Length is answered 400, a bad chunk 400 (gunicorn's own
+refusal), a body over :data:`MAX_BUFFERED_BODY` bytes 413. After a
+refusal the connection is closed gracefully (gunicorn's
+``close_graceful``), so that a client still sending gets the answer
+rather than a reset. TLS and HTTP/1.x are supported; HTTP/2 is not (use
 gthread for that).
 """
 
 import errno
+import io
 import os
 import select
 import ssl
@@ -53,6 +64,7 @@ from datetime import datetime
 from gunicorn import http
 from gunicorn import sock as gsock
 from gunicorn import util
+from gunicorn.http import body as http_body
 from gunicorn.http import wsgi
 from gunicorn.workers import base
 
@@ -67,6 +79,13 @@ STOP_CHECK_INTERVAL = 1.0
 # How long a stopping worker still waits for a request on an idle
 # connection (answered with ``Connection: close``), as gthread does.
 STOP_LINGER = 2.0
+# How long a request's head and body may take to arrive, from its first
+# byte.
+READ_TIMEOUT = 5.0
+# The largest request body the worker takes (it reads each body before
+# the application runs); the API's own limit, ``[api]
+# max_request_body_size``, is lower by default.
+MAX_BUFFERED_BODY = 1 << 20
 
 
 def write_error_envelope(sock, status_int, reason, mesg):
@@ -78,6 +97,17 @@ def write_error_envelope(sock, status_int, reason, mesg):
     util.write_nonblock(sock, head.encode('latin-1') + body)
 
 
+class Refused(Exception):
+    """A request answered by the worker itself: (status, reason,
+    message)."""
+
+    def __init__(self, status, reason, message):
+        super().__init__(message)
+        self.status = status
+        self.reason = reason
+        self.message = message
+
+
 class _Connection:
     """One client connection."""
 
@@ -86,6 +116,77 @@ class _Connection:
         self.addr = addr
         self.server_name = server_name
         self.req = None
+        self.refused = False  # an error was answered: close gracefully
+
+
+class _DeadlineSocket:
+    """The client's socket as gunicorn's parser reads it: once
+    :attr:`deadline` is set, every read waits until then at most, so a
+    request's head and body must arrive by then however slowly they
+    trickle."""
+
+    def __init__(self, sock):
+        self.sock = sock
+        self.deadline = None
+
+    def recv(self, size):
+        if self.deadline is not None:
+            remaining = self.deadline - time.monotonic()
+            if remaining <= 0:
+                raise TimeoutError('timed out')
+            self.sock.settimeout(remaining)
+        return self.sock.recv(size)
+
+    # Parser.finish_body bounds its reads through these.
+    def gettimeout(self):
+        return self.sock.gettimeout()
+
+    def settimeout(self, timeout):
+        self.sock.settimeout(timeout)
+
+
+def _continue(req, sock):
+    """Answer ``Expect: 100-continue``: the client waits for it before
+    it sends the body. (gunicorn sends another when the application
+    runs; a client reads any number of 1xx answers.)"""
+    if req.version >= (1, 1) and any(
+            name == 'EXPECT' and value.lower() == '100-continue'
+            for name, value in req.headers):
+        sock.sendall(b'HTTP/1.1 100 Continue\r\n\r\n')
+
+
+def _too_large():
+    return Refused(413, 'Request Entity Too Large',
+                   'The request body is larger than %d bytes.'
+                   % MAX_BUFFERED_BODY)
+
+
+def read_body(req, sock):
+    """The whole body of ``req``.
+
+    :raises Refused: 400 for a body shorter than its Content-Length, 413
+        for one over :data:`MAX_BUFFERED_BODY`.
+    """
+    reader = req.body.reader
+    if isinstance(reader, http_body.LengthReader):
+        expected = reader.length
+        if not expected:
+            return b''
+        if expected > MAX_BUFFERED_BODY:
+            raise _too_large()
+        _continue(req, sock)
+        data = req.body.read(expected)
+        if len(data) < expected:
+            raise Refused(400, 'Bad Request',
+                          'The request body ended after %d of the %d bytes '
+                          'its Content-Length announced.' % (len(data),
+                                                            expected))
+        return data
+    _continue(req, sock)
+    data = req.body.read(MAX_BUFFERED_BODY + 1)
+    if len(data) > MAX_BUFFERED_BODY:
+        raise _too_large()
+    return data
 
 
 class ConnectionThreadWorker(base.Worker):
@@ -174,6 +275,16 @@ class ConnectionThreadWorker(base.Worker):
         """Serve ``conn`` until it closes; then forget it."""
         try:
             self._serve_requests(conn)
+        except Refused as exc:
+            conn.refused = True
+            self.log.warning('Invalid request from ip=%s: %s',
+                             conn.addr[0] if isinstance(conn.addr, tuple)
+                             else conn.addr, exc.message)
+            try:
+                write_error_envelope(conn.client, exc.status, exc.reason,
+                                     exc.message)
+            except OSError:
+                pass
         except http.errors.NoMoreData as exc:
             self.log.debug('Ignored premature client disconnection. %s', exc)
         except StopIteration as exc:
@@ -186,29 +297,51 @@ class ConnectionThreadWorker(base.Worker):
                                  errno.ENOTCONN, errno.EBADF, None):
                 self.log.exception('Socket error processing request.')
         except Exception as exc:
+            conn.refused = True
             self.handle_error(conn.req, conn.client, conn.addr, exc)
         finally:
             with self._lock:
                 self._connections.discard(conn)
-            util.close(conn.client)
+            if conn.refused:
+                util.close_graceful(conn.client)
+            else:
+                util.close(conn.client)
 
     def _serve_requests(self, conn):
         """Read and run ``conn``'s requests one after another, for as
         long as HTTP and the keep-alive timeout allow."""
         if self.cfg.is_ssl:
             conn.client = gsock.ssl_wrap_socket(conn.client, self.cfg)
-        parser = http.get_parser(self.cfg, conn.client, conn.addr)
+        source = _DeadlineSocket(conn.client)
+        parser = http.get_parser(self.cfg, source, conn.addr)
         timeout = FIRST_REQUEST_TIMEOUT
         while parser.unreader.buf.tell() or self._wait_readable(
                 conn.client, timeout):
-            conn.req = next(parser)
-            if not conn.req:
-                return
+            source.deadline = time.monotonic() + READ_TIMEOUT
+            try:
+                conn.req = next(parser)
+                if not conn.req:
+                    return
+                body = read_body(conn.req, conn.client)
+            except TimeoutError:
+                raise Refused(408, 'Request Timeout',
+                              'The request did not arrive in full within '
+                              '%d seconds.' % READ_TIMEOUT) from None
+            except http.errors.NoMoreData:
+                if conn.req is None:
+                    raise
+                raise Refused(400, 'Bad Request',
+                              'The connection ended in the middle of the '
+                              'request body.') from None
+            finally:
+                source.deadline = None
+                conn.client.settimeout(None)
             with self._slots:
-                keepalive = self._handle_request(conn.req, conn)
+                keepalive = self._handle_request(conn.req, conn, body)
             if not keepalive or not parser.finish_body(
                     deadline=time.monotonic() + FIRST_REQUEST_TIMEOUT):
                 return
+            conn.req = None
             timeout = self.cfg.keepalive
 
     def _wait_readable(self, client, timeout):
@@ -228,9 +361,10 @@ class ConnectionThreadWorker(base.Worker):
             if ready:
                 return True
 
-    def _handle_request(self, req, conn):
-        """Run the application for ``req``; whether the connection may
-        carry another request. As gunicorn's threaded worker does."""
+    def _handle_request(self, req, conn, body):
+        """Run the application for ``req``, whose ``body`` has been read;
+        whether the connection may carry another request. As gunicorn's
+        threaded worker does."""
         environ = {}
         resp = None
         try:
@@ -239,6 +373,10 @@ class ConnectionThreadWorker(base.Worker):
             resp, environ = wsgi.create(req, conn.client, conn.addr,
                                         conn.server_name, self.cfg)
             environ['wsgi.multithread'] = True
+            environ['wsgi.input'] = io.BytesIO(body)
+            if body:
+                # A chunked body has a length now.
+                environ.setdefault('CONTENT_LENGTH', str(len(body)))
             self.nr += 1
             if self.nr >= self.max_requests and self.alive:
                 self.log.info('Autorestarting worker after current request.')

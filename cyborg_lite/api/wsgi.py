@@ -11,6 +11,7 @@ import os
 import threading
 
 from cyborg_lite.api import app
+from cyborg_lite.api import auth
 from cyborg_lite.cmd import common
 
 DEFAULT_CONFIG = '/etc/cyborg-lite/cyborg-lite.conf'
@@ -34,7 +35,9 @@ def _get_app():
     global _app
     with _lock:
         if _app is None:
-            _app = app.setup_app(common.setup(_config_args()))
+            conf = common.setup(_config_args())
+            _app = app.setup_app(conf)
+            auth.warn_if_open(conf, 'this WSGI server (pid %d)' % os.getpid())
     return _app
 
 

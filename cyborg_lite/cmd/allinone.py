@@ -16,7 +16,9 @@ from cyborg_lite import allinone
 from cyborg_lite import allinone_hosts
 from cyborg_lite import demo
 from cyborg_lite.agent import simulation
+from cyborg_lite.api import auth
 from cyborg_lite.cmd import common
+from placement_stub import auth as placement_auth
 
 
 def parse_args(argv):
@@ -64,6 +66,10 @@ def main(argv=None):
     print('Compute (nova-shim --url): %s' % stack.compute.url, flush=True)
     print('Hosts: %s' % ', '.join('%s (%s)' % pair for pair in zip(
         stack.hostnames, kinds, strict=True)), flush=True)
+    auth.warn_if_open(stack.conf, stack.url)
+    if stack.placement is not None:
+        placement_auth.warn_if_open(stack.placement.conf,
+                                    stack.placement_url)
     try:
         if args.demo:
             ok = demo.GuestDemo(stack.url, stack.compute.url,

@@ -1,4 +1,4 @@
-"""``cyborg-lite-api``: the API on the built-in threaded server.
+"""``cyborg-lite-api``: the API on the built-in server (waitress).
 
 Production runs ``cyborg_lite.api.wsgi:application`` under gunicorn.
 """
@@ -6,6 +6,7 @@ Production runs ``cyborg_lite.api.wsgi:application`` under gunicorn.
 import sys
 
 from cyborg_lite.api import app
+from cyborg_lite.api import auth
 from cyborg_lite.api import errors
 from cyborg_lite.cmd import common
 from cyborg_lite.wsgi_server import WSGIServer
@@ -14,7 +15,9 @@ from cyborg_lite.wsgi_server import WSGIServer
 def main(argv=None):
     conf = common.setup(sys.argv[1:] if argv is None else argv)
     server = WSGIServer(app.setup_app(conf), conf.api.host_ip,
-                        conf.api.port, error_body=errors.envelope)
+                        conf.api.port, error_body=errors.envelope,
+                        max_body_size=conf.api.max_request_body_size)
+    auth.warn_if_open(conf, server.url)
     print('cyborg-lite API listening on %s' % server.url, flush=True)
     try:
         server.serve_forever()

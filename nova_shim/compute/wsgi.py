@@ -1,54 +1,34 @@
-"""Serving the compute API: a small threaded WSGI server.
+"""Serving the compute API: cyborg-lite's built-in server (waitress, see
+:mod:`cyborg_lite.wsgi_server`) with Nova's error body.
 
 :class:`APIServer` binds a port (0 picks a free one and :attr:`url`
-tells which) and serves from a background thread, one thread per
-request, so an event can arrive while a build waits for it.
+tells which) and serves from a background thread. The server reads each
+request in full before one of its threads runs it, so an event can
+arrive while a build waits for it, and a slow client holds no thread. A
+request that the server refuses before the API sees it is answered with
+Nova's error body.
 """
 
-import logging
-import socketserver
-import threading
-from wsgiref import simple_server
+import json
 
-LOG = logging.getLogger(__name__)
+from cyborg_lite import wsgi_server
 
-
-class _QuietHandler(simple_server.WSGIRequestHandler):
-    def log_message(self, fmt: str, *args: object) -> None:
-        LOG.debug('%s - %s', self.address_string(), fmt % args)
+THREADS = 16
+# Nova's name for the fault of each status that the server may refuse
+# with; any other 4xx is a badRequest.
+FAULTS = {413: 'overLimit', 501: 'notImplemented', 500: 'computeFault'}
 
 
-class _ThreadingServer(socketserver.ThreadingMixIn,
-                       simple_server.WSGIServer):
-    daemon_threads = True
-    allow_reuse_address = True
+def error_body(status: int, message: str) -> bytes:
+    """A refusal of the server's own as Nova words it."""
+    return json.dumps({FAULTS.get(status, 'badRequest'): {
+        'code': status, 'message': message}}).encode()
 
 
-class APIServer:
-    """Serves a WSGI app until :meth:`stop`."""
+class APIServer(wsgi_server.WSGIServer):
+    """Serves a WSGI app until :meth:`stop`, which closes every
+    connection."""
 
     def __init__(self, app, host: str = '127.0.0.1', port: int = 0) -> None:
-        self._httpd = simple_server.make_server(
-            host, port, app, server_class=_ThreadingServer,
-            handler_class=_QuietHandler)
-        self.host = host
-        self.port = self._httpd.server_address[1]
-        self._thread: threading.Thread | None = None
-
-    @property
-    def url(self) -> str:
-        host = '[%s]' % self.host if ':' in self.host else self.host
-        return 'http://%s:%d' % (host, self.port)
-
-    def start(self) -> 'APIServer':
-        self._thread = threading.Thread(target=self._httpd.serve_forever,
-                                        daemon=True,
-                                        name='compute-api-%d' % self.port)
-        self._thread.start()
-        return self
-
-    def stop(self) -> None:
-        self._httpd.shutdown()
-        self._httpd.server_close()
-        if self._thread is not None:
-            self._thread.join(timeout=5)
+        super().__init__(app, host, port, error_body=error_body,
+                         threads=THREADS)

@@ -14,6 +14,8 @@ capacity), as Placement does, and the client sees 409
 
 import functools
 import logging
+import random
+import time
 
 import sqlalchemy as sa
 
@@ -32,6 +34,8 @@ RC = models.ResourceClass
 LOG = logging.getLogger(__name__)
 # Placement's [placement] allocation_conflict_retry_count default.
 GENERATION_RACE_ATTEMPTS = 10
+# Seconds: the longest pause after the first lost race (see below).
+RACE_BACKOFF = 0.005
 
 
 class _ProviderGenerationRace(Exception):
@@ -50,6 +54,11 @@ def _retried_on_generation_race(fn):
                 LOG.debug('%s lost a provider generation race (attempt '
                           '%d of %d)', fn.__name__, attempt,
                           GENERATION_RACE_ATTEMPTS)
+                # A short random pause, longer after each loss, so that
+                # writers that lost together do not race again in step
+                # (Placement retries at once; a dozen claims at the same
+                # instant could then lose all ten attempts).
+                time.sleep(random.uniform(0, RACE_BACKOFF * attempt))
         raise exception.ConcurrentUpdate(what='resource provider')
     return wrapper
 

@@ -75,7 +75,8 @@ class Client:
 def client(db_url):
     conf = conf_lib.build_conf(overrides={
         ('placement_database', 'connection'): db_url,
-        ('placement_database', 'sqlite_synchronous'): False})
+        ('placement_database', 'sqlite_synchronous'): False,
+        ('api', 'auth_strategy'): 'noauth2'})
     return Client(deploy.deploy(conf))
 
 
