@@ -206,11 +206,11 @@ def test_a_stalled_body_is_408_after_the_read_timeout(target):
 
 
 def test_slow_clients_do_not_starve_the_others(target):
-    """Forty clients that stall in the middle of a head or a body, then
+    """Two hundred clients that stall in the middle of a head or a body, then
     one that asks properly: it is answered at once."""
     stalled = []
     try:
-        for n in range(40):
+        for n in range(200):
             sock = _connect(target)
             if n % 2:
                 sock.sendall(b'POST %s HTTP/1.1\r\nHost: x\r\nContent-Len'

@@ -79,9 +79,10 @@ def _wait_healthy(topology, timeout=90):
 @pytest.fixture
 def results(request):
     """A dict the test fills: ``fault``, ``requests``, ``errors``,
-    ``lost`` and free-form ``notes``."""
+    ``lost``, ``max_wait`` (seconds, where it made HTTP calls) and
+    free-form ``notes``."""
     record = {'fault': '', 'requests': 0, 'errors': 0, 'lost': 0,
-              'notes': ''}
+              'max_wait': '', 'notes': ''}
     _RECORDS[request.node.nodeid] = record
     return record
 

@@ -11,6 +11,7 @@ invariant checks read straight from the cyborg-lite database.
 
 from __future__ import annotations
 
+import contextlib
 import http.server
 import json
 import os
@@ -20,6 +21,7 @@ import threading
 import time
 import uuid
 
+import psutil
 import requests
 import sqlalchemy as sa
 
@@ -31,14 +33,20 @@ from tests.functional.multiprocess import topology as topo_mod
 
 BIND_TIMEOUT = 6          # [conductor] bind_timeout
 SWEEP_INTERVAL = 1        # [conductor] sweep_interval
-RPC_TIMEOUT = 3           # [api] rpc_timeout
+# [api] rpc_timeout as deployed (the default): a fault must not cost a
+# caller this, and the bounds below are far shorter.
+RPC_TIMEOUT = 30
 REPORT_INTERVAL = 2       # [agent] report_interval
 EVENT_RETRIES = 3         # [nova] event_retries
-# An API call that finds the broker gone fails after one connection
-# attempt (up to about 2 s while a fresh node boots); one waiting for a
-# reply that never comes gives up after rpc_timeout. Allow 3 s on top of
-# rpc_timeout for that attempt and a loaded 2-core machine.
-RECONNECT_ALLOWANCE = 3.0
+# What a fault may cost a caller: a conductor killed mid-call, a broker
+# killed or restarted (the [api] rpc_fault_timeout default, 9 s, keeps
+# the API's answers within it).
+CONDUCTOR_FAULT_BOUND = 5.0
+BROKER_FAULT_BOUND = 10.0
+# Allowance on top of a bound for a loaded, shared 2-core machine: the
+# bounds are the requirements, the figures in doc/reliability.rst the
+# measurements.
+LOADED_MACHINE = 2.0
 PLAIN_DP = 'rel-plain'    # binds that end Bound in one transaction
 RACE_DEP = 'compute1_0000:0c:00.0'
 
@@ -305,7 +313,7 @@ class Calls:
     ``limit`` seconds, and no body holds a traceback.
     """
 
-    def __init__(self, limit: float = RPC_TIMEOUT + RECONNECT_ALLOWANCE
+    def __init__(self, limit: float = BROKER_FAULT_BOUND + LOADED_MACHINE
                  ) -> None:
         self.limit = limit
         self.records: list[dict] = []
@@ -437,3 +445,166 @@ def api_recovered(topology, calls: Calls, timeout: float = 90) -> float:
             for base in (topology.cyborg_url, topology.builtin_url))
     assert wait_for(works, timeout, interval=1), 'the API did not recover'
     return time.monotonic() - t0
+
+
+def max_wait(calls: Calls) -> float:
+    return max((r['seconds'] for r in calls.records), default=0.0)
+
+
+class Lifecycles:
+    """Threads that run Nova's ARQ lifecycle over and over through both
+    API servers, in a project of their own: create an ARQ, bind it with
+    a service token, ask for it resolved, delete the instance's ARQs.
+    Every call goes through a :class:`Calls`.
+
+    A lifecycle that gets an error cleans up after itself (deletes its
+    instance's ARQs, then its ARQs by UUID, until the API answers), so
+    that after :meth:`check` every ARQ of the project is accounted for.
+    """
+
+    def __init__(self, topology, calls: Calls, threads: int = 8,
+                 profile: str = PLAIN_DP) -> None:
+        self.topology = topology
+        self.calls = calls
+        self.profile = profile
+        self.project = 'rel-' + uuid.uuid4().hex[:8]
+        self.headers = {'X-Project-Id': self.project}
+        self.rp_uuid = topology.deployable(RACE_DEP)['rp_uuid']
+        self.created: set[str] = set()
+        self.failed_creates = 0
+        # monotonic time of each completed lifecycle; failed steps.
+        self.completed: list[float] = []
+        self.failures: list[tuple[str, int | None]] = []
+        self._lock = threading.Lock()
+        self._stop = threading.Event()
+        self._threads = [threading.Thread(target=self._run, args=(i,),
+                                          daemon=True)
+                         for i in range(threads)]
+
+    def _do(self, method, url, ok, **kwargs):
+        resp = self.calls.do(method, url, ok=ok, headers=self.headers,
+                             **kwargs)
+        return resp, (resp.status_code if resp is not None else None)
+
+    def _run(self, i: int) -> None:
+        base = (self.topology.cyborg_url, self.topology.builtin_url)[i % 2]
+        while not self._stop.is_set():
+            step, status = self._lifecycle(arq_url(base))
+            if step is None:
+                with self._lock:
+                    self.completed.append(time.monotonic())
+            else:
+                with self._lock:
+                    self.failures.append((step, status))
+                time.sleep(0.2)
+
+    def _lifecycle(self, url):
+        """(None, None) when the lifecycle completed, else the step that
+        failed and its status."""
+        resp, status = self._do('POST', url, (201,),
+                                json={'device_profile_name': self.profile})
+        if status != 201:
+            with self._lock:
+                self.failed_creates += 1
+            return 'create', status
+        uuids = [a['uuid'] for a in resp.json()['arqs']]
+        with self._lock:
+            self.created.update(uuids)
+        instance = new_instance()
+        _, status = self._do('PATCH', url, (202,),
+                             json=cyborg_api.bind_patch(
+                                 uuids, 'compute1', self.rp_uuid, instance))
+        if status != 202:
+            self._clean_up(url, instance, uuids)
+            return 'bind', status
+        resp, status = self._do('GET', url, (200,), params={
+            'instance': instance, 'bind_state': 'resolved'})
+        if status != 200 or {a['state'] for a in resp.json()['arqs']} != {
+                'Bound'}:
+            self._clean_up(url, instance, uuids)
+            return 'resolve', status
+        _, status = self._do('DELETE', url, (204,),
+                             params={'instance': instance})
+        if status != 204:
+            self._clean_up(url, instance, uuids)
+            return 'delete', status
+        return None, None
+
+    def _clean_up(self, url, instance, uuids):
+        deadline = time.monotonic() + 120
+        while time.monotonic() < deadline:
+            _, status = self._do('DELETE', url, (204,),
+                                 params={'instance': instance})
+            if status == 204 and all(
+                    self._do('DELETE', url + '/' + u, (204, 404))[1] in
+                    (204, 404) for u in uuids):
+                return
+            time.sleep(0.5)
+
+    def per_second(self, start: float, end: float) -> float:
+        with self._lock:
+            done = sum(1 for t in self.completed if start <= t < end)
+        return done / max(end - start, 1e-9)
+
+    def full_throughput_at(self, since: float, baseline: float,
+                           share: float = 0.8) -> float | None:
+        """The end of the first one-second window after ``since`` that
+        completed at least ``share`` of ``baseline`` lifecycles."""
+        with self._lock:
+            times = sorted(t for t in self.completed if t >= since)
+        for t in times:
+            if sum(1 for u in times if t - 1 < u <= t) >= share * baseline:
+                return t
+        return None
+
+    def check(self) -> dict:
+        """What the database holds of the project: ARQs the clients
+        created and did not see deleted (``left``), ARQs no client was
+        answered for (``orphans``: a create answered 503 whose work was
+        done), and orphans that are not plain Initial ARQs (``bad``)."""
+        stored = self.topology.rows(
+            'SELECT uuid, state, instance_uuid, attach_handle_id FROM '
+            'extended_accelerator_requests WHERE project_id = :p',
+            p=self.project)
+        left = [r['uuid'] for r in stored if r['uuid'] in self.created]
+        orphans = [r for r in stored if r['uuid'] not in self.created]
+        bad = [r for r in orphans if r['state'] != 'Initial' or
+               r['instance_uuid'] or r['attach_handle_id']]
+        return {'left': left, 'orphans': [r['uuid'] for r in orphans],
+                'bad': bad}
+
+    def __enter__(self) -> 'Lifecycles':
+        for t in self._threads:
+            t.start()
+        return self
+
+    def __exit__(self, *exc) -> None:
+        self._stop.set()
+        for t in self._threads:
+            t.join(timeout=180)
+
+
+@contextlib.contextmanager
+def arqs_locked(topology):
+    """Hold an exclusive lock on the ARQ table: every conductor call that
+    reads or writes ARQs waits, mid-call, until the block ends."""
+    with topology.db.connect() as conn:
+        conn.execute(sa.text('LOCK TABLE extended_accelerator_requests '
+                             'IN ACCESS EXCLUSIVE MODE'))
+        try:
+            yield
+        finally:
+            conn.rollback()
+
+
+def statements_waiting(topology, pid: int) -> int:
+    """Statements of process ``pid`` that wait for a lock in the
+    cyborg-lite database (matched by the client ports of its
+    connections to PostgreSQL)."""
+    ports = {c.laddr.port for c in
+             psutil.Process(pid).net_connections(kind='tcp')
+             if c.raddr and c.raddr.port == topology.servers.pg_port}
+    waiting = topology.rows(
+        "SELECT client_port FROM pg_stat_activity WHERE wait_event_type = "
+        "'Lock' AND datname = current_database()")
+    return sum(1 for row in waiting if row['client_port'] in ports)

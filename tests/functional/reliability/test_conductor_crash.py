@@ -4,6 +4,8 @@ FPGA programming binds among them (held by a slow program command).
 Every ARQ whose bind was accepted ends Bound or BindFailed within
 ``bind_timeout`` (plus one sweep), no attach handle stays in use without
 a Bound ARQ, and Nova gets a ``failed`` event for every ARQ that failed.
+The binds in flight on the killed conductor are sent again by the API
+(a repeated bind is harmless) and succeed on the other one.
 """
 
 import concurrent.futures
@@ -42,7 +44,8 @@ def _bind(topology, calls, rp_uuid, arq_uuid, i):
 
 def test_conductor_killed_mid_bind(healthy, results):
     topology = healthy
-    calls = harness.Calls()
+    calls = harness.Calls(limit=harness.CONDUCTOR_FAULT_BOUND +
+                          harness.LOADED_MACHINE)
     topology.ensure_profile(harness.PLAIN_DP, {
         'resources:FPGA': '1', 'trait:CUSTOM_RACE': 'required'})
     bitstream = str(uuid.uuid4())
@@ -91,11 +94,8 @@ def test_conductor_killed_mid_bind(healthy, results):
             expected = {'BindFailed'} if arq in held else {'Bound'}
             assert states[arq] in expected, (arq, states[arq])
         for arq in plain:
-            if codes[arq] == 202:
-                assert states[arq] == 'Bound', (arq, states[arq])
-            else:
-                assert codes[arq] == 503, codes[arq]
-                assert states[arq] in ('Initial', 'Bound'), states[arq]
+            assert codes[arq] == 202, (arq, codes[arq])
+            assert states[arq] == 'Bound', (arq, states[arq])
         problems = topology.check_invariants()
         assert problems == []
 
@@ -109,16 +109,20 @@ def test_conductor_killed_mid_bind(healthy, results):
         missing = failed - {e['tag'] for e in
                             topology.nova_recorder.events()
                             if e['status'] == 'failed'}
+        repeated = [r for r in calls.records if r['method'] == 'PATCH'
+                    and r['seconds'] >= 2.5]
         results.update(
             fault='SIGKILL conductor-a with %d FPGA programming binds '
                   '(%d s program command) and %d binds in flight; '
                   'restart' % (PROGRAM_ARQS, PROGRAM_SECONDS, PLAIN_ARQS),
             requests=calls.count, errors=len(calls.unclean()),
             lost=len(problems) + len(missing),
+            max_wait=round(harness.max_wait(calls), 1),
             notes='%d stuck binds failed by the sweep in %.1f s, %d Nova '
-                  '"failed" events; %d in-flight binds answered 503' % (
+                  '"failed" events; every in-flight bind answered 202, '
+                  '%d of them sent again after conductor-a died' % (
                       len(held), elapsed, len(failed) - len(missing),
-                      sum(1 for c in codes.values() if c == 503)))
+                      len(repeated)))
         assert notified, missing
         assert calls.unclean() == []
     finally:

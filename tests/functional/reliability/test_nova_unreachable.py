@@ -101,6 +101,7 @@ def test_nova_down_or_failing(healthy, results):
             fault='Nova events endpoint down (connection refused), then '
                   'answering 503; a guest built through nova_shim',
             requests=calls.count + 1, errors=len(calls.unclean()), lost=0,
+            max_wait=round(harness.max_wait(calls), 1),
             notes='binds completed; %d attempts per event while down, %d '
                   'while 503 (event_retries=%d); guest ACTIVE by early '
                   'exit' % (down_attempts, error_attempts,
