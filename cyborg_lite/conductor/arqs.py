@@ -1,12 +1,12 @@
 """Accelerator requests: create, list, bind, unbind, delete, sweep.
 
-Binds follow DESIGN.md section 4.5: the ARQ moves to BindStarted and takes
-an attach handle by compare-and-swap in one transaction. Most binds end
-Bound in that same transaction. A vGPU bind first asks the host's agent to
-create the mdev, and an FPGA bind whose profile names a bitstream the
-deployable does not carry programs it in the background; those finish in
-a second step. Nova hears of every resolved ARQ through
-:class:`~cyborg_lite.conductor.nova.NovaNotifier`.
+Binds are compare-and-swaps (doc/architecture.rst): the ARQ moves to
+BindStarted and takes an attach handle by compare-and-swap in one
+transaction. Most binds end Bound in that same transaction. A vGPU bind
+first asks the host's agent to create the mdev, and an FPGA bind whose
+profile names a bitstream the deployable does not carry programs it in
+the background; those finish in a second step. Nova hears of every
+resolved ARQ through :class:`~cyborg_lite.conductor.nova.NovaNotifier`.
 """
 
 import json

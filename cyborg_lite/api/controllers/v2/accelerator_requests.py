@@ -1,8 +1,9 @@
 """/v2/accelerator_requests: create, list, show, bind, unbind, delete.
 
 Bind, unbind, ``DELETE ?instance=`` and deleting a bound ARQ need a
-service token (DESIGN.md 4.2); that is checked here and in the conductor,
-not by policy, so no policy file can open it up.
+service token (doc/architecture.rst, "Authentication and policy"); that
+is checked here and in the conductor, not by policy, so no policy file
+can open it up.
 """
 
 import pecan
