@@ -10,10 +10,15 @@ import copy
 from keystonemiddleware import auth_token
 from oslo_config import cfg
 from oslo_db import options as db_options
+from oslo_middleware import cors
+from oslo_policy import opts as policy_opts
 
 API_GROUP = 'api'
 DB_GROUP = 'placement_database'
 DEFAULT_SQLITE = 'sqlite:///placement_stub.sqlite'
+# Looked up in the configuration directories; the rules' defaults apply
+# where there is none.
+DEFAULT_POLICY_FILE = 'policy.yaml'
 
 API_OPTS = [
     cfg.StrOpt('auth_strategy', default='keystone',
@@ -52,8 +57,11 @@ def _db_opts():
 
 
 def register_opts(conf: cfg.ConfigOpts) -> None:
-    """Register every option the stub reads on ``conf``."""
+    """Register every option the stub reads on ``conf``: its own, the
+    database's, ``[oslo_policy]`` and ``[cors]``."""
     conf.register_opts(API_OPTS, group=API_GROUP)
+    policy_opts.set_defaults(conf, policy_file=DEFAULT_POLICY_FILE)
+    conf.register_opts(copy.deepcopy(cors.CORS_OPTS), group='cors')
     conf.register_opts(PLACEMENT_OPTS, group='placement')
     conf.register_opts(_db_opts(), group=DB_GROUP)
     conf.set_default('connection', DEFAULT_SQLITE, group=DB_GROUP)
@@ -81,4 +89,5 @@ def list_opts():
         ('placement', PLACEMENT_OPTS),
         (DB_GROUP, _db_opts()),
         ('keystone_authtoken', copy.deepcopy(auth_token.list_opts()[0][1])),
+        ('cors', copy.deepcopy(cors.CORS_OPTS)),
     ]

@@ -6,19 +6,21 @@ From the outside in:
    error bodies) and the ``x-openstack-request-id`` response header.
 2. ``FaultWrapper`` turns any unexpected exception into a JSON 500, so no
    error ever leaves as an HTML page or a broken connection.
-3. ``HealthcheckRouter``: ``/healthcheck`` goes to oslo.middleware's
+3. ``CORS`` (oslo.middleware), when ``[cors] allowed_origin`` is set.
+4. ``HealthcheckRouter``: ``/healthcheck`` goes to oslo.middleware's
    health check, before authentication, so that load balancers can poll
    it without a token.
-4. Authentication: keystonemiddleware ``auth_token`` when ``[api]
+5. Authentication: keystonemiddleware ``auth_token`` when ``[api]
    auth_strategy = keystone`` (``/`` stays open, as in Placement), basic
    auth (:mod:`placement_stub.auth`) with ``http_basic``, else nothing:
    noauth2 trusts the identity headers.
-5. ``ContextMiddleware`` builds the request context from the identity
-   headers and the microversion, checks the admin-only policy and adds the
-   version headers to the response.
-6. ``RequestGuard`` (:mod:`placement_stub.guard`): 400 for a path or
+6. ``ContextMiddleware`` builds the request context from the identity
+   headers (:func:`noauth_identity`) and the microversion, with the
+   policy enforcer (:mod:`placement_stub.policies`) that each handler
+   asks, and adds the version headers to the response.
+7. ``RequestGuard`` (:mod:`placement_stub.guard`): 400 for a path or
    query string that is not UTF-8 or holds a NUL.
-7. ``handler.dispatch``: the route table.
+8. ``handler.dispatch``: the route table.
 """
 
 import gc
@@ -26,6 +28,7 @@ import logging
 import time
 
 from keystonemiddleware import auth_token
+from oslo_middleware import cors
 from oslo_middleware import healthcheck
 from oslo_middleware import request_id
 import webob
@@ -40,9 +43,9 @@ from placement_stub import errors
 from placement_stub import guard
 from placement_stub import handler
 from placement_stub import microversion as mv
+from placement_stub import policies
 
 LOG = logging.getLogger(__name__)
-ALLOWED_ROLES = {'admin', 'service'}
 
 
 class FaultWrapper:
@@ -93,22 +96,56 @@ class KeystoneAuth:
         return self.auth(environ, start_response)
 
 
-class ContextMiddleware:
-    """Microversion, identity, policy and the request context."""
+# What keystoneauth's ``none`` plugin sends as its token.
+NOAUTH_PLACEHOLDER_TOKEN = 'notused'
 
-    def __init__(self, app, facade):
+
+def noauth_identity(headers):
+    """``(user_id, project_id, roles, system_scope)`` of a request, read
+    as Placement's noauth2 reads it, with the stub's one addition.
+
+    The identity headers (``X-User-Id``, ``X-Project-Id``, ``X-Roles``,
+    ``OpenStack-System-Scope``) win; else ``X-Auth-Token`` names
+    ``user[:project]``, and the user ``admin`` has the admin role, any
+    other user none. A request with no token, or with keystoneauth's
+    placeholder, and no ``X-Roles`` is the admin's (Placement answers it
+    401): the all-in-one and clients configured with ``auth_type =
+    none`` call the stub so.
+    """
+    token = headers.get('X-Auth-Token') or ''
+    if token == NOAUTH_PLACEHOLDER_TOKEN:
+        token = ''
+    token_user, _sep, token_project = token.partition(':')
+    system_scope = headers.get('OpenStack-System-Scope') or None
+    user_id = headers.get('X-User-Id') or token_user or 'admin'
+    project_id = headers.get('X-Project-Id') or (
+        None if system_scope else token_project or token_user or 'admin')
+    roles = headers.get('X-Roles')
+    if roles is not None:
+        roles = [r.strip() for r in roles.split(',') if r.strip()]
+    elif not token_user or token_user == 'admin':
+        roles = ['admin']
+    else:
+        roles = []
+    return user_id, project_id, roles, system_scope
+
+
+class ContextMiddleware:
+    """Microversion, identity and the request context (whose ``can``
+    checks the policy)."""
+
+    def __init__(self, app, facade, enforcer):
         self.app = app
         self.facade = facade
+        self.enforcer = enforcer
 
     def _context(self, req, version):
-        roles = req.headers.get('X-Roles')
-        roles = ([r.strip() for r in roles.split(',')] if roles
-                 else ['admin'])
+        user_id, project_id, roles, system_scope = noauth_identity(
+            req.headers)
         return context_lib.RequestContext(
-            facade=self.facade, version=version,
-            user_id=req.headers.get('X-User-Id', 'admin'),
-            project_id=req.headers.get('X-Project-Id', 'admin'),
-            roles=roles, is_admin='admin' in roles,
+            facade=self.facade, version=version, enforcer=self.enforcer,
+            user_id=user_id, project_id=project_id, roles=roles,
+            system_scope=system_scope, is_admin='admin' in roles,
             request_id=req.environ.get('openstack.request_id'))
 
     def _version(self, req):
@@ -118,8 +155,7 @@ class ContextMiddleware:
             return None, errors.bad_request('invalid version string: %s'
                                             % exc)
         except mv.UnacceptableVersion as exc:
-            return None, errors.http(webob.exc.HTTPNotAcceptable,
-                                     'Unacceptable version header: %s' % exc)
+            return None, errors.unacceptable_version(str(exc))
 
     @webob.dec.wsgify
     def __call__(self, req):
@@ -127,18 +163,9 @@ class ContextMiddleware:
         req.environ['HTTP_ACCEPT'] = 'application/json'
         if error is not None:
             return error
-        ctx = self._context(req, version)
-        # The raw PATH_INFO: the guard inside has not yet checked that it
-        # decodes.
-        if req.environ.get('PATH_INFO', '') not in ('', '/') and not (
-                ALLOWED_ROLES & set(ctx.roles)):
-            resp = errors.http(webob.exc.HTTPForbidden,
-                               'Policy does not allow placement to be '
-                               'performed.')
-        else:
-            req.environ['placement.microversion'] = version
-            req.environ['placement.context'] = ctx
-            resp = req.get_response(self.app)
+        req.environ['placement.microversion'] = version
+        req.environ['placement.context'] = self._context(req, version)
+        resp = req.get_response(self.app)
         self._add_headers(req, resp, version)
         return resp
 
@@ -147,8 +174,8 @@ class ContextMiddleware:
         resp.headers[mv.HEADER] = '%s %s' % (mv.SERVICE_TYPE,
                                              mv.version_string(version))
         resp.headers.add('Vary', mv.HEADER.lower())
-        if (mv.allow_cache_headers(version) and req.method == 'GET'
-                and resp.status_int == 200):
+        if (mv.allow_cache_headers(version)
+                and resp.status_int in (200, 201) and resp.body):
             resp.headers['Cache-Control'] = 'no-cache'
             resp.headers['Last-Modified'] = wsgiref_handlers.format_date_time(
                 time.time())
@@ -173,11 +200,14 @@ def deploy(conf, facade=None):
     facade = facade or db_api.create_facade(conf)
     if conf.placement.sync_on_startup:
         db_api.sync(facade)
-    app = ContextMiddleware(guard.RequestGuard(handler.dispatch), facade)
+    app = ContextMiddleware(guard.RequestGuard(handler.dispatch), facade,
+                            policies.make_enforcer(conf))
     if conf.api.auth_strategy == 'keystone':
         app = KeystoneAuth(app, conf)
     elif conf.api.auth_strategy == 'http_basic':
         app = auth.BasicAuth(app, conf)
     app = HealthcheckRouter(app)
+    if conf.cors.allowed_origin:
+        app = cors.CORS(app, conf)
     app = FaultWrapper(app)
     return request_id.RequestId(app)

@@ -9,6 +9,8 @@ import functools
 import webob.exc
 
 from placement_stub import exception
+from placement_stub import microversion as mv
+from placement_stub import policies
 
 DEFAULT = 'placement.undefined_code'
 CONCURRENT_UPDATE = 'placement.concurrent_update'
@@ -35,11 +37,13 @@ EXCEPTION_MAP = [
     (exception.InventoryInUse, webob.exc.HTTPConflict, INVENTORY_INUSE),
     (exception.Conflict, webob.exc.HTTPConflict, DEFAULT),
     (exception.InvalidInput, webob.exc.HTTPBadRequest, DEFAULT),
+    (policies.PolicyNotAuthorized, webob.exc.HTTPForbidden, DEFAULT),
 ]
 
 
-def _json_formatter(body, status, title, environ, code=DEFAULT):
-    """Shape a webob error as Placement does."""
+def _json_formatter(body, status, title, environ, code=DEFAULT,
+                    extra=None):
+    """Shape a webob error as Placement does; ``extra`` adds fields."""
     try:
         status_code = int(status.split(None, 1)[0])
     except (ValueError, IndexError):
@@ -49,13 +53,23 @@ def _json_formatter(body, status, title, environ, code=DEFAULT):
              'request_id': environ.get('openstack.request_id')}
     if code is not None:
         error['code'] = code
+    error.update(extra or {})
     return {'errors': [error]}
 
 
-def http(exc_class, detail, code=DEFAULT, **kwargs):
+def http(exc_class, detail, code=DEFAULT, extra=None, **kwargs):
     """A webob HTTP exception whose body is Placement's error JSON."""
-    formatter = functools.partial(_json_formatter, code=code)
+    formatter = functools.partial(_json_formatter, code=code, extra=extra)
     return exc_class(detail=detail, json_formatter=formatter, **kwargs)
+
+
+def unacceptable_version(requested):
+    """406 for a microversion outside those served, with the range that
+    is (``max_version``, ``min_version``), as Placement answers it."""
+    return http(webob.exc.HTTPNotAcceptable,
+                'Unacceptable version header: %s' % requested,
+                extra={'max_version': mv.version_string(mv.MAX_VERSION),
+                       'min_version': mv.version_string(mv.MIN_VERSION)})
 
 
 def bad_request(detail, code=DEFAULT):

@@ -74,6 +74,50 @@ ROUTE_DECLARATIONS = [
 ]
 
 
+# The policy rule each handler asks before it runs (Placement's names);
+# GET /usages asks its own, with the project it reads as the target.
+RP = 'placement:resource_providers:'
+POLICIES = {
+    resource_provider.list_resource_providers: RP + 'list',
+    resource_provider.create_resource_provider: RP + 'create',
+    resource_provider.get_resource_provider: RP + 'show',
+    resource_provider.update_resource_provider: RP + 'update',
+    resource_provider.delete_resource_provider: RP + 'delete',
+    inventory.get_inventories: RP + 'inventories:list',
+    inventory.create_inventory: RP + 'inventories:create',
+    inventory.set_inventories: RP + 'inventories:update',
+    inventory.delete_inventories: RP + 'inventories:delete',
+    inventory.get_inventory: RP + 'inventories:show',
+    inventory.update_inventory: RP + 'inventories:update',
+    inventory.delete_inventory: RP + 'inventories:delete',
+    usage.list_usages: RP + 'usages',
+    aggregate.get_aggregates: RP + 'aggregates:list',
+    aggregate.set_aggregates: RP + 'aggregates:update',
+    allocation.list_for_resource_provider: RP + 'allocations:list',
+    trait.list_provider_traits: RP + 'traits:list',
+    trait.update_provider_traits: RP + 'traits:update',
+    trait.delete_provider_traits: RP + 'traits:delete',
+    resource_class.list_resource_classes: 'placement:resource_classes:list',
+    resource_class.create_resource_class:
+        'placement:resource_classes:create',
+    resource_class.get_resource_class: 'placement:resource_classes:show',
+    resource_class.update_resource_class:
+        'placement:resource_classes:update',
+    resource_class.delete_resource_class:
+        'placement:resource_classes:delete',
+    trait.list_traits: 'placement:traits:list',
+    trait.get_trait: 'placement:traits:show',
+    trait.put_trait: 'placement:traits:update',
+    trait.delete_trait: 'placement:traits:delete',
+    allocation.set_allocations: 'placement:allocations:manage',
+    allocation.list_for_consumer: 'placement:allocations:list',
+    allocation.set_allocations_for_consumer: 'placement:allocations:update',
+    allocation.delete_allocations: 'placement:allocations:delete',
+    allocation_candidate.list_allocation_candidates:
+        'placement:allocation_candidates:list',
+}
+
+
 def _compile(template):
     pattern = re.sub(r'\{(\w+)\}', r'(?P<\1>[^/]+)', template)
     return re.compile('^%s$' % pattern)
@@ -105,7 +149,10 @@ def dispatch(environ, start_response):
     """WSGI app: route, call the handler, map errors to JSON."""
     req = webob.Request(environ)
     try:
-        resp = _route(req)(req)
+        handler = _route(req)
+        if handler in POLICIES:
+            req.environ['placement.context'].can(POLICIES[handler])
+        resp = handler(req)
     except exception.PlacementException as exc:
         resp = errors.from_domain(exc)
     except request_groups.QueryError as exc:

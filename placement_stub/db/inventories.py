@@ -101,8 +101,7 @@ def set_inventories(ctx, rp: dict, generation: int, inventories: dict,
     unknown = sorted(set(inventories) - set(ids))
     if unknown:
         raise exception.InvalidInput(
-            detail='Unknown resource class in inventory for resource '
-                   'provider %s: %s' % (rp['uuid'], ', '.join(unknown)))
+            detail='No such resource class %s.' % ', '.join(unknown))
     current = get_inventories(ctx, [rp['id']])[rp['id']]
     if not partial:
         removed = set(current) - set(inventories)
@@ -130,8 +129,8 @@ def delete_inventory(ctx, rp: dict, name=None, generation=None) -> int:
     current = get_inventories(ctx, [rp['id']])[rp['id']]
     if name is not None and name not in current:
         raise exception.NotFound(
-            what='No inventory of %s found on resource provider %s.'
-                 % (name, rp['uuid']))
+            what='No inventory of class %s found for delete: no inventory '
+                 'of %s on resource provider %s.' % (name, name, rp['uuid']))
     removed = set(current) if name is None else {name}
     _check_removable(ctx, rp, removed)
     new_generation = providers.bump_generation(ctx, rp, generation)

@@ -98,7 +98,9 @@ def extract_json(req, schema):
         jsonschema.validate(data, schema,
                             format_checker=jsonschema.FormatChecker())
     except jsonschema.ValidationError as exc:
-        raise errors.bad_request('JSON does not validate: %s' % exc.message)
+        # The whole validator report, as Placement gives it ("Failed
+        # validating 'maximum' in schema ...").
+        raise errors.bad_request('JSON does not validate: %s' % exc)
     return data
 
 

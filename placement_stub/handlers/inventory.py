@@ -1,6 +1,9 @@
 """Handlers for /resource_providers/{uuid}/inventories[/{resource_class}]."""
 
+import webob.exc
+
 from placement_stub.db import inventories
+from placement_stub import exception
 from placement_stub import errors
 from placement_stub.handlers import common
 from placement_stub import microversion as mv
@@ -14,28 +17,41 @@ def _with_defaults(fields: dict) -> dict:
     return full
 
 
-def _validate(req, rp, invs: dict) -> dict:
-    """Fill defaults; reserved must stay below (from 1.26: up to) total."""
+def _capacity_error(req, rp, name, full):
+    """Why an inventory leaves no capacity, or None: its capacity must be
+    above 0 (from 1.26, at least 0, so reserved may equal total)."""
     equal_ok = mv.allow_reserved_equal_total(common.version(req))
+    capacity = (full['total'] - full['reserved']) * full['allocation_ratio']
+    if capacity > 0 or (equal_ok and capacity == 0):
+        return None
+    return ("Invalid inventory for '%s' on resource provider '%s'. The "
+            "reserved value is greater than %s." % (
+                name, rp['uuid'],
+                'total' if equal_ok else 'or equal to total'))
+
+
+def _validate(req, rp, invs: dict, action='update') -> dict:
+    """Fill defaults; 400 for an inventory with no capacity or whose
+    min_unit is above its max_unit."""
     result = {}
     for name, fields in invs.items():
         full = _with_defaults(fields)
-        too_big = (full['reserved'] > full['total'] if equal_ok
-                   else full['reserved'] >= full['total'])
-        if too_big:
+        error = _capacity_error(req, rp, name, full)
+        if error is None and full['min_unit'] > full['max_unit']:
+            error = 'min_unit is greater than max_unit for %s.' % name
+        if error is not None:
             raise errors.bad_request(
-                "Unable to update inventory for resource provider %s: "
-                "Invalid inventory for '%s' on resource provider '%s'. The "
-                "reserved value is greater than %s." % (
-                    rp['uuid'], name, rp['uuid'],
-                    'total' if equal_ok else 'or equal to total'))
-        if full['min_unit'] > full['max_unit']:
-            raise errors.bad_request(
-                "Unable to update inventory for resource provider %s: "
-                "min_unit is greater than max_unit for %s." % (
-                    rp['uuid'], name))
+                'Unable to %s inventory for resource provider %s: %s' % (
+                    action, rp['uuid'], error))
         result[name] = full
     return result
+
+
+def _check_generation(rp, generation):
+    """409 when the client's provider generation is stale."""
+    if generation != rp['generation']:
+        raise errors.conflict('resource provider generation conflict',
+                              errors.CONCURRENT_UPDATE)
 
 
 def _inventories_body(rp_id, generation, ctx) -> dict:
@@ -54,9 +70,15 @@ def set_inventories(req):
     ctx = common.context(req)
     rp = common.provider_or_404(req, req.urlvars['uuid'])
     data = common.extract_json(req, schema.PUT_INVENTORY_SCHEMA)
+    _check_generation(rp, data['resource_provider_generation'])
     invs = _validate(req, rp, data['inventories'])
-    generation = inventories.set_inventories(
-        ctx, rp, data['resource_provider_generation'], invs)
+    try:
+        generation = inventories.set_inventories(
+            ctx, rp, data['resource_provider_generation'], invs)
+    except exception.InvalidInput as exc:
+        raise errors.bad_request(
+            'Unknown resource class in inventory for resource provider '
+            '%s: %s' % (rp['uuid'], exc))
     return common.json_response(_inventories_body(rp['id'], generation, ctx))
 
 
@@ -76,27 +98,42 @@ def get_inventory(req):
 
 
 def update_inventory(req):
+    """PUT one inventory record: it replaces an existing record only; a
+    class the provider has no inventory of is a 400, as in Placement."""
     ctx = common.context(req)
     rp = common.provider_or_404(req, req.urlvars['uuid'])
     name = req.urlvars['resource_class']
     data = common.extract_json(req, schema.PUT_INVENTORY_RECORD_SCHEMA)
+    _check_generation(rp, data['resource_provider_generation'])
     invs = _validate(req, rp, {name: data})
+    if name not in inventories.get_inventories(ctx, [rp['id']])[rp['id']]:
+        raise errors.bad_request(
+            'No inventory record with resource class for resource provider '
+            '%s: No inventory of class %s found.' % (rp['uuid'], name))
     generation = inventories.set_inventories(
         ctx, rp, data['resource_provider_generation'], invs, partial=True)
     return common.json_response(_one(ctx, rp, name, generation))
 
 
 def create_inventory(req):
+    """POST one more inventory record (no generation needed); 409 when
+    the provider already has inventory of that class."""
     ctx = common.context(req)
     rp = common.provider_or_404(req, req.urlvars['uuid'])
     data = common.extract_json(req, schema.POST_INVENTORY_SCHEMA)
     name = data['resource_class']
     if name in inventories.get_inventories(ctx, [rp['id']])[rp['id']]:
-        raise errors.conflict('Inventory for %s on resource provider %s '
-                              'already exists.' % (name, rp['uuid']))
-    invs = _validate(req, rp, {name: data})
-    generation = inventories.set_inventories(
-        ctx, rp, data['resource_provider_generation'], invs, partial=True)
+        raise errors.conflict(
+            'Update conflict: Inventory for %s on resource provider %s '
+            'already exists.' % (name, rp['uuid']), errors.CONCURRENT_UPDATE)
+    invs = _validate(req, rp, {name: data}, action='create')
+    try:
+        generation = inventories.set_inventories(ctx, rp, None, invs,
+                                                 partial=True)
+    except exception.InvalidInput as exc:
+        raise errors.bad_request(
+            'Unable to create inventory for resource provider %s: %s'
+            % (rp['uuid'], exc))
     location = '%s/resource_providers/%s/inventories/%s' % (
         req.script_name, rp['uuid'], name)
     return common.json_response(_one(ctx, rp, name, generation), status=201,
@@ -111,7 +148,11 @@ def delete_inventory(req):
 
 
 def delete_inventories(req):
-    common.require(req, mv.allow_delete_all_inventories)
+    if not mv.allow_delete_all_inventories(common.version(req)):
+        raise errors.http(
+            webob.exc.HTTPMethodNotAllowed,
+            'The method specified is not allowed for this resource.',
+            headers=[('Allow', 'GET, POST, PUT')])
     rp = common.provider_or_404(req, req.urlvars['uuid'])
     inventories.delete_inventory(common.context(req), rp)
     return common.no_content()

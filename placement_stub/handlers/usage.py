@@ -18,6 +18,8 @@ def list_usages(req):
 
 def get_total_usages(req):
     common.require(req, mv.allow_usages_by_project)
+    common.context(req).can('placement:usages',
+                            target={'project_id': req.GET.get('project_id')})
     version = common.version(req)
     allowed = {'project_id', 'user_id'}
     if mv.allow_consumer_types(version):

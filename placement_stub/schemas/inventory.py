@@ -32,9 +32,10 @@ PUT_INVENTORY_RECORD_SCHEMA['properties']['resource_provider_generation'] = (
     common.GENERATION)
 PUT_INVENTORY_RECORD_SCHEMA['required'].append('resource_provider_generation')
 
+# POST needs no generation (Placement ignores one if sent).
 POST_INVENTORY_SCHEMA = copy.deepcopy(PUT_INVENTORY_RECORD_SCHEMA)
 POST_INVENTORY_SCHEMA['properties']['resource_class'] = common.NAME
-POST_INVENTORY_SCHEMA['required'].append('resource_class')
+POST_INVENTORY_SCHEMA['required'] = ['total', 'resource_class']
 
 PUT_INVENTORY_SCHEMA = {
     'type': 'object',
