@@ -26,8 +26,6 @@ QUERYPARAM_MISSING_VALUE = 'placement.query.missing_value'
 
 # Domain exception -> (HTTP exception, error code); the first match wins.
 EXCEPTION_MAP = [
-    (exception.ProviderNotFound, webob.exc.HTTPNotFound,
-     RESOURCE_PROVIDER_NOT_FOUND),
     (exception.NotFound, webob.exc.HTTPNotFound, DEFAULT),
     (exception.ConcurrentUpdate, webob.exc.HTTPConflict, CONCURRENT_UPDATE),
     (exception.DuplicateName, webob.exc.HTTPConflict, DUPLICATE_NAME),

@@ -65,3 +65,7 @@ class AllocationConstraintsViolated(InvalidInput):
     msg_fmt = ('Unable to allocate inventory: Unable to create allocation '
                'for \'%(rc)s\' on resource provider \'%(uuid)s\'. The '
                'requested amount would violate inventory constraints.')
+
+
+class ObjectActionError(InvalidInput):
+    msg_fmt = 'Object action %(action)s failed because: %(reason)s'

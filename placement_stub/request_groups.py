@@ -65,30 +65,60 @@ def parse_resources(value: str) -> dict:
     return result
 
 
+def _parse_any_traits(value, version) -> set:
+    """``in:A,B`` (1.39+) -> ``{A, B}``, any of which will do."""
+    if not mv.allow_any_traits(version):
+        raise QueryError("Invalid query string parameters: The format "
+                         "'in:HW_CPU_X86_VMX,CUSTOM_MAGIC' only supported "
+                         "since microversion 1.39. Got: %s" % value)
+    names = {name.strip() for name in value[3:].split(',')}
+    if not all(names):
+        raise QueryError("Invalid query string parameters: Expected "
+                         "'required' parameter value of the form: "
+                         "in:HW_CPU_X86_VMX,CUSTOM_MAGIC. Got an empty trait "
+                         "in: %s" % value)
+    if any(name.startswith('!') for name in names):
+        raise QueryError("Invalid query string parameters: The format "
+                         "'in:HW_CPU_X86_VMX,CUSTOM_MAGIC' does not support "
+                         "forbidden traits. Got: %s" % value)
+    return names
+
+
+def _parse_trait_list(value, version) -> tuple:
+    """``A,!B`` -> ``([{A}], {B})``; a leading run of ``!`` forbids
+    (1.22+), as in Placement."""
+    allow_forbidden = mv.allow_forbidden_traits(version)
+    names = [name.strip() for name in value.split(',')]
+    forbidden = {name.lstrip('!') for name in names if name.startswith('!')}
+    if not all(names) or not all(forbidden):
+        raise QueryError(
+            "Invalid query string parameters: Expected 'required' parameter "
+            "value of the form: %s. Got an empty trait in: %s" % (
+                'HW_CPU_X86_VMX,!CUSTOM_MAGIC' if allow_forbidden
+                else 'HW_CPU_X86_VMX,CUSTOM_MAGIC', value))
+    if forbidden and not allow_forbidden:
+        raise QueryError(
+            "Invalid query string parameters: Expected 'required' parameter "
+            "value of the form: HW_CPU_X86_VMX,CUSTOM_MAGIC. Got: %s" % value)
+    required = [{name} for name in names if not name.startswith('!')]
+    return required, forbidden
+
+
 def parse_traits(values, version) -> tuple:
-    """Values of ``required`` -> (list of any-of sets, forbidden set)."""
+    """Values of ``required`` -> (list of any-of sets, forbidden set).
+
+    Before 1.39 only the last of repeated values counts, as in Placement.
+    """
+    if not mv.allow_any_traits(version):
+        values = values[-1:]
     required, forbidden = [], set()
     for value in values:
-        items = [value] if value.startswith('in:') else value.split(',')
-        for item in items:
-            item = item.strip()
-            if item.startswith('in:'):
-                if not mv.allow_any_traits(version):
-                    raise QueryError('Invalid query string parameters: '
-                                     "'in:' is not supported: %s" % value)
-                names = {n.strip() for n in item[3:].split(',')}
-                if '' in names or any(n.startswith('!') for n in names):
-                    raise QueryError('Invalid trait list: %s' % value)
-                required.append(names)
-            elif item.startswith('!') and mv.allow_forbidden_traits(version):
-                forbidden.add(item[1:])
-            elif item and not item.startswith('!'):
-                required.append({item})
-            else:
-                raise QueryError('Invalid query string parameters: '
-                                 'Expected required parameter value of the '
-                                 'form: HW_CPU_X86_VMX,CUSTOM_MAGIC. Got: '
-                                 '%s' % value)
+        if value.startswith('in:'):
+            required.append(_parse_any_traits(value, version))
+            continue
+        more_required, more_forbidden = _parse_trait_list(value, version)
+        required += more_required
+        forbidden |= more_forbidden
     return required, forbidden
 
 

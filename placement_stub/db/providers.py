@@ -102,7 +102,13 @@ def create_provider(ctx, uuid: str, name: str, parent_uuid=None) -> dict:
     _check_unique(ctx, uuid, name)
     parent = None
     if parent_uuid is not None:
-        parent = _parent_or_400(ctx, parent_uuid)
+        if parent_uuid == uuid:
+            raise exception.ObjectActionError(
+                action='create',
+                reason='parent provider UUID cannot be same as UUID. Please '
+                       'set parent provider UUID to None if there is no '
+                       'parent.')
+        parent = _parent_or_400(ctx, parent_uuid, 'create')
     rp = RP(uuid=uuid, name=name, generation=0,
             parent_provider_id=parent and parent['id'])
     ctx.session.add(rp)
@@ -115,12 +121,12 @@ def create_provider(ctx, uuid: str, name: str, parent_uuid=None) -> dict:
     return get_provider(ctx, uuid)
 
 
-def _parent_or_400(ctx, parent_uuid):
+def _parent_or_400(ctx, parent_uuid, action):
     try:
         return get_provider(ctx, parent_uuid)
     except exception.ProviderNotFound:
-        raise exception.InvalidInput(
-            detail='parent provider UUID cannot be found.')
+        raise exception.ObjectActionError(
+            action=action, reason='parent provider UUID does not exist.')
 
 
 def _subtree_ids(ctx, rp_id):
@@ -136,17 +142,21 @@ def _subtree_ids(ctx, rp_id):
 def _reparent(ctx, rp, parent_uuid, allow_reparenting):
     if parent_uuid == rp['parent_provider_uuid']:
         return
+    if parent_uuid is not None:
+        parent = _parent_or_400(ctx, parent_uuid, 'create')
     if rp['parent_provider_uuid'] is not None and not allow_reparenting:
-        raise exception.InvalidInput(
-            detail='re-parenting a provider is not currently allowed.')
+        raise exception.ObjectActionError(
+            action='update',
+            reason='%s a provider is not currently allowed.' % (
+                'un-parenting' if parent_uuid is None else 're-parenting'))
     subtree = _subtree_ids(ctx, rp['id'])
     if parent_uuid is None:
         parent_id, root_id = None, rp['id']
     else:
-        parent = _parent_or_400(ctx, parent_uuid)
         if parent['id'] in subtree:
-            raise exception.InvalidInput(
-                detail='creating loop in the provider tree is not allowed.')
+            raise exception.ObjectActionError(
+                action='update',
+                reason='creating loop in the provider tree is not allowed.')
         parent_id, root_id = parent['id'], parent['root_provider_id']
     ctx.session.execute(sa.update(RP).where(RP.id == rp['id'])
                         .values(parent_provider_id=parent_id))
@@ -157,14 +167,15 @@ def _reparent(ctx, rp, parent_uuid, allow_reparenting):
 @api.writer
 def update_provider(ctx, uuid, name, parent_uuid=None, set_parent=False,
                     allow_reparenting=False) -> dict:
-    """Rename and (from 1.14) re-parent a provider; bumps its generation."""
+    """Rename and (from 1.14) re-parent a provider; its generation stays,
+    as in Placement (it counts changes of inventory, traits and
+    aggregates)."""
     rp = get_provider(ctx, uuid)
     _check_unique(ctx, uuid, name, own_id=rp['id'])
     if set_parent:
         _reparent(ctx, rp, parent_uuid, allow_reparenting)
     ctx.session.execute(sa.update(RP).where(RP.id == rp['id'])
-                        .values(name=name, generation=RP.generation + 1,
-                                updated_at=models._now()))
+                        .values(name=name, updated_at=models._now()))
     return get_provider(ctx, uuid)
 
 

@@ -50,14 +50,15 @@ def _in_use(ctx, rc_id):
 def delete_class(ctx, name: str) -> None:
     if name in standard.RESOURCE_CLASSES:
         raise exception.InvalidInput(
-            detail='Cannot delete standard resource class %s' % name)
+            detail='Error in delete resource class: Cannot delete standard '
+                   'resource class %s.' % name)
     rc_id = ids_by_name(ctx, [name]).get(name)
     if rc_id is None:
         raise exception.NotFound(what='No such resource class %s.' % name)
     if _in_use(ctx, rc_id):
         raise exception.Conflict(
-            detail='Unable to delete resource class %s. Class is in use '
-                   'in inventory.' % name)
+            detail='Error in delete resource class: Cannot delete resource '
+                   'class %s. Class is in use in inventory.' % name)
     ctx.session.execute(sa.delete(RC).where(RC.id == rc_id))
 
 

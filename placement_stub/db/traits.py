@@ -94,14 +94,16 @@ def set_provider_traits(ctx, rp_id: int, names) -> None:
 def provider_aggregates(ctx, rp_id: int) -> list:
     return list(ctx.session.execute(
         sa.select(AGG.uuid).join(PA, PA.aggregate_id == AGG.id)
-        .where(PA.resource_provider_id == rp_id).order_by(AGG.uuid))
+        .where(PA.resource_provider_id == rp_id).order_by(AGG.id))
         .scalars())
 
 
 @api.writer
 def set_provider_aggregates(ctx, rp_id: int, uuids) -> None:
     ctx.session.execute(sa.delete(PA).where(PA.resource_provider_id == rp_id))
-    for agg_uuid in sorted(set(uuids)):
+    # In the order given, so new aggregates get ids (the order they are
+    # listed in) in that order, as in Placement.
+    for agg_uuid in dict.fromkeys(uuids):
         agg_id = ctx.session.execute(
             sa.select(AGG.id).where(AGG.uuid == agg_uuid)).scalar()
         if agg_id is None:

@@ -1,6 +1,7 @@
 """Helpers every handler uses: context, JSON in and out, version gates."""
 
 import json
+import time
 
 import jsonschema
 from oslo_serialization import jsonutils
@@ -10,6 +11,7 @@ import webob.exc
 from placement_stub.db import providers
 from placement_stub import errors
 from placement_stub import microversion as mv
+from placement_stub.schemas import common as schema_common
 
 
 def context(req):
@@ -94,14 +96,38 @@ def extract_json(req, schema):
     reason = unstorable(data) if b'\\u' in req.body else None
     if reason is not None:
         raise errors.bad_request('JSON does not validate: %s.' % reason)
+    return validate_data(data, schema)
+
+
+def validate_data(data, schema):
+    """``data``, or a 400 with the validator's whole report ("Failed
+    validating 'maximum' in schema ..."), as Placement gives it."""
     try:
         jsonschema.validate(data, schema,
-                            format_checker=jsonschema.FormatChecker())
+                            format_checker=schema_common.FORMAT_CHECKER)
     except jsonschema.ValidationError as exc:
-        # The whole validator report, as Placement gives it ("Failed
-        # validating 'maximum' in schema ...").
         raise errors.bad_request('JSON does not validate: %s' % exc)
     return data
+
+
+def validate_query(req, schema) -> None:
+    """400 unless the query string (each parameter's last value) is valid
+    against ``schema``, with the validator's report, as Placement."""
+    try:
+        jsonschema.validate(dict(req.GET), schema,
+                            format_checker=schema_common.FORMAT_CHECKER)
+    except jsonschema.ValidationError as exc:
+        raise errors.bad_request('Invalid query string parameters: %s'
+                                 % exc)
+
+
+def cacheable(req, resp) -> webob.Response:
+    """``resp`` with Placement's cache headers from 1.15, for body-less
+    answers that have them (those with a body get them anyway)."""
+    if mv.allow_cache_headers(version(req)):
+        resp.headers['Cache-Control'] = 'no-cache'
+        resp.last_modified = time.time()
+    return resp
 
 
 def provider_or_404(req, uuid) -> dict:

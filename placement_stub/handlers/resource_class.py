@@ -5,7 +5,6 @@ from placement_stub import errors
 from placement_stub.handlers import common
 from placement_stub import microversion as mv
 from placement_stub.schemas import resource_class as schema
-from placement_stub import standard
 
 
 def _body(req, name):
@@ -46,13 +45,13 @@ def update_resource_class(req):
         data = common.extract_json(req, schema.PUT_RC_SCHEMA_V1_2)
         resource_classes.rename_class(ctx, name, data['name'])
         return common.json_response(_body(req, data['name']))
-    if not standard.CUSTOM_RE.match(name):
-        raise errors.bad_request('Only CUSTOM_ resource classes may be '
-                                 'created: %s' % name)
-    if resource_classes.exists(ctx, name):
-        return common.no_content(204)
-    resource_classes.create_class(ctx, name)
-    return common.no_content(201, headers={
+    # The name is checked as a body's would be, as Placement does.
+    common.validate_data({'name': name}, schema.PUT_RC_SCHEMA_V1_2)
+    status = 204
+    if not resource_classes.exists(ctx, name):
+        resource_classes.create_class(ctx, name)
+        status = 201
+    return common.no_content(status, headers={
         'Location': req.script_name + '/resource_classes/' + name})
 
 

@@ -6,9 +6,12 @@ import sqlalchemy as sa
 
 from placement_stub.db import candidates as candidates_db
 from placement_stub.db import providers
+from placement_stub import errors
+from placement_stub import exception
 from placement_stub.handlers import common
 from placement_stub import microversion as mv
 from placement_stub import request_groups
+from placement_stub.schemas import common as schema_common
 from placement_stub.schemas import resource_provider as schema
 
 RP = providers.RP
@@ -32,8 +35,13 @@ def create_resource_provider(req):
         else schema.POST_RESOURCE_PROVIDER_SCHEMA_V1_0)
     rp_uuid = str(uuid_lib.UUID(data.get('uuid') or str(uuid_lib.uuid4())))
     parent = data.get('parent_provider_uuid')
-    rp = providers.create_provider(common.context(req), rp_uuid,
-                                   data['name'], parent)
+    try:
+        rp = providers.create_provider(common.context(req), rp_uuid,
+                                       data['name'], parent)
+    except exception.ObjectActionError as exc:
+        raise errors.bad_request(
+            'Unable to create resource provider "%s", %s: %s' % (
+                data['name'], rp_uuid, exc))
     location = {'Location': req.script_name + '/resource_providers/'
                 + rp_uuid}
     if mv.allow_create_returns_body(version):
@@ -53,16 +61,25 @@ def update_resource_provider(req):
         req, schema.PUT_RESOURCE_PROVIDER_SCHEMA_V1_14
         if mv.allow_nested(version)
         else schema.PUT_RESOURCE_PROVIDER_SCHEMA_V1_0)
-    rp = providers.update_provider(
-        common.context(req), req.urlvars['uuid'], data['name'],
-        parent_uuid=data.get('parent_provider_uuid'),
-        set_parent='parent_provider_uuid' in data,
-        allow_reparenting=mv.allow_reparenting(version))
+    try:
+        rp = providers.update_provider(
+            common.context(req), req.urlvars['uuid'], data['name'],
+            parent_uuid=data.get('parent_provider_uuid'),
+            set_parent='parent_provider_uuid' in data,
+            allow_reparenting=mv.allow_reparenting(version))
+    except exception.ObjectActionError as exc:
+        raise errors.bad_request('Unable to save resource provider %s: %s'
+                                 % (req.urlvars['uuid'], exc))
     return common.json_response(serialize(req, rp, version))
 
 
 def delete_resource_provider(req):
-    providers.delete_provider(common.context(req), req.urlvars['uuid'])
+    uuid = req.urlvars['uuid']
+    try:
+        providers.delete_provider(common.context(req), uuid)
+    except exception.ProviderNotFound:
+        raise errors.not_found(
+            'No resource provider with uuid %s found for delete' % uuid)
     return common.no_content()
 
 
@@ -81,9 +98,18 @@ def _filtered_select(ctx, req, version):
     allowed = _allowed_filters(version)
     groups, others = request_groups.parse_groups(
         req.GET, version, allowed - set(request_groups.GROUP_PARAMS))
-    if set(groups) - {''} or any(
-            key not in allowed for key in _group_keys(req.GET)):
-        raise request_groups.QueryError('Invalid query string parameters')
+    unexpected = sorted(key for key in _group_keys(req.GET)
+                        if key not in allowed)
+    if unexpected:
+        raise request_groups.QueryError(
+            'Invalid query string parameters: Additional properties are '
+            'not allowed (%s unexpected)' % ', '.join(
+                "'%s' was" % key for key in unexpected))
+    for key in ('uuid', 'in_tree'):
+        if key in req.GET and not schema_common.is_uuid(req.GET[key]):
+            raise request_groups.QueryError(
+                "Invalid query string parameters: '%s' is not a 'uuid'"
+                % req.GET[key])
     group = groups.get('', request_groups.RequestGroup())
     stmt = providers.provider_select().order_by(RP.id)
     if 'name' in others:

@@ -22,10 +22,7 @@ def _parse_name_filter(value):
 
 def list_traits(req):
     common.require(req, mv.allow_traits)
-    unknown = set(req.GET) - {'name', 'associated'}
-    if unknown:
-        raise errors.bad_request('Invalid query string parameters: %s' %
-                                 ', '.join(sorted(unknown)))
+    common.validate_query(req, schema.LIST_TRAIT_SCHEMA)
     names, prefix = None, None
     if 'name' in req.GET:
         names, prefix = _parse_name_filter(req.GET['name'])
@@ -46,7 +43,7 @@ def get_trait(req):
     name = req.urlvars['name']
     if not traits.ids_by_name(common.context(req), [name]):
         raise errors.not_found('No such trait(s): %s' % name)
-    return common.no_content()
+    return common.cacheable(req, common.no_content())
 
 
 def put_trait(req):
@@ -58,8 +55,9 @@ def put_trait(req):
             "characters, start with the prefix \"CUSTOM_\" and use following "
             "characters: \"A\"-\"Z\", \"0\"-\"9\" and \"_\"")
     created = traits.ensure_trait(common.context(req), name)
-    return common.no_content(201 if created else 204, headers={
-        'Location': req.script_name + '/traits/' + name})
+    return common.cacheable(req, common.no_content(
+        201 if created else 204,
+        headers={'Location': req.script_name + '/traits/' + name}))
 
 
 def delete_trait(req):
@@ -85,6 +83,10 @@ def update_provider_traits(req):
     ctx = common.context(req)
     rp = common.provider_or_404(req, req.urlvars['uuid'])
     data = common.extract_json(req, schema.SET_TRAITS_FOR_RP_SCHEMA)
+    if data['resource_provider_generation'] != rp['generation']:
+        raise errors.conflict(
+            "Resource provider's generation already changed. Please update "
+            "the generation and try again.", errors.CONCURRENT_UPDATE)
     with ctx.facade.writer.using(ctx):
         generation = providers.bump_generation(
             ctx, rp, data['resource_provider_generation'])

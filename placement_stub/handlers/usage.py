@@ -1,9 +1,9 @@
 """Handlers for /resource_providers/{uuid}/usages and /usages."""
 
 from placement_stub.db import inventories
-from placement_stub import errors
 from placement_stub.handlers import common
 from placement_stub import microversion as mv
+from placement_stub.schemas import usage as schema
 
 
 def list_usages(req):
@@ -21,15 +21,9 @@ def get_total_usages(req):
     common.context(req).can('placement:usages',
                             target={'project_id': req.GET.get('project_id')})
     version = common.version(req)
-    allowed = {'project_id', 'user_id'}
-    if mv.allow_consumer_types(version):
-        allowed.add('consumer_type')
-    unknown = set(req.GET) - allowed
-    if unknown or 'project_id' not in req.GET:
-        raise errors.bad_request(
-            'Invalid query string parameters: project_id is required and '
-            'only %s are allowed.' % ', '.join(sorted(allowed)))
     by_type = mv.allow_consumer_types(version)
+    common.validate_query(req, schema.GET_USAGES_SCHEMA_V1_38 if by_type
+                          else schema.GET_USAGES_SCHEMA_V1_9)
     usages = inventories.project_usages(
         common.context(req), req.GET['project_id'], req.GET.get('user_id'),
         by_type=by_type)

@@ -42,7 +42,7 @@ PUT_ALLOCATION_SCHEMA_V1_8['required'] += ['project_id', 'user_id']
 PUT_ALLOCATION_SCHEMA_V1_12 = copy.deepcopy(PUT_ALLOCATION_SCHEMA_V1_8)
 PUT_ALLOCATION_SCHEMA_V1_12['properties']['allocations'] = {
     'type': 'object', 'minProperties': 1,
-    'patternProperties': {common.UUID['pattern']: {
+    'patternProperties': {common.UUID_PATTERN: {
         'type': 'object',
         'properties': {'resources': RESOURCES,
                        'generation': {'type': ['integer', 'null']}},
@@ -64,7 +64,7 @@ PUT_ALLOCATION_SCHEMA_V1_38['required'].append('consumer_type')
 
 def _post(put_schema):
     return {'type': 'object', 'minProperties': 1,
-            'patternProperties': {common.UUID['pattern']: put_schema},
+            'patternProperties': {common.UUID_PATTERN: put_schema},
             'additionalProperties': False}
 
 

@@ -12,3 +12,10 @@ SET_TRAITS_FOR_RP_SCHEMA = {
     'required': ['traits', 'resource_provider_generation'],
     'additionalProperties': False,
 }
+
+LIST_TRAIT_SCHEMA = {
+    'type': 'object',
+    'properties': {'name': {'type': 'string'},
+                   'associated': {'type': 'string'}},
+    'additionalProperties': False,
+}

@@ -33,12 +33,15 @@ def test_provider_crud_and_generation(client):
     assert old.status_int == 201 and old.headers['Location']
     assert_error(client.call('POST', '/resource_providers', {'name': 'cn1'}),
                  409, 'placement.duplicate_name')
+    # A rename leaves the generation (which counts inventory, trait and
+    # aggregate changes) as it is, as in Placement.
     renamed = client.call('PUT', '/resource_providers/' + rp,
                           {'name': 'cn1b'}, status=200).json
-    assert renamed['generation'] == 1
+    assert renamed['generation'] == 0
     assert client.call('DELETE', '/resource_providers/' + rp).status_int == 204
+    # Placement's 404 for an unknown provider has no code of its own.
     assert_error(client.call('GET', '/resource_providers/' + rp), 404,
-                 'placement.resource_provider.not_found')
+                 'placement.undefined_code')
 
 
 def test_nested_and_list_filters(client):
