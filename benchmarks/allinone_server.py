@@ -14,7 +14,7 @@ import signal
 import threading
 
 from cyborg_lite import allinone
-from cyborg_lite.cmd import common
+from cyborg_lite import process
 from cyborg_lite.conf import api as api_conf
 
 
@@ -28,7 +28,7 @@ def main(argv=None):
     parser.add_argument('--rpc-batch-size', type=int,
                         default=api_conf.default('rpc_batch_size'))
     args = parser.parse_args(argv)
-    common.quiet_libraries()
+    process.quiet_libraries()
     overrides = {('agent', 'fake_fpga_handles'): args.handles,
                  ('api', 'rpc_batch_size'): args.rpc_batch_size,
                  (None, 'log_file'): args.state_dir + '/cyborg-lite.log',
@@ -37,7 +37,7 @@ def main(argv=None):
         overrides[('database', 'connection')] = args.database
     stack = allinone.AllInOne(args.state_dir, api_port=args.port,
                               overrides=overrides)
-    common.setup_logging(stack.conf)
+    process.setup_logging(stack.conf)
     stack.start()
     if args.http_server != 'builtin':
         from benchmarks import http_servers

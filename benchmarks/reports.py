@@ -16,7 +16,7 @@ import time
 
 from cyborg_lite import conf as cl_conf
 from cyborg_lite import model
-from cyborg_lite.allinone_hosts import register_compute_nodes
+from cyborg_lite.allinone.hosts import register_compute_nodes
 from cyborg_lite.conductor import placement
 from cyborg_lite.conductor import placement_mirror
 from cyborg_lite.conductor import reports

@@ -22,6 +22,7 @@ import oslo_messaging
 
 from cyborg_lite import context
 from cyborg_lite import model
+from cyborg_lite import process
 from cyborg_lite import rpc
 from cyborg_lite.agent import discover
 from cyborg_lite.agent import manager
@@ -164,8 +165,7 @@ class AgentService:
 
 def run(conf):
     """Run one agent until SIGTERM or SIGINT (``cyborg-lite-agent``)."""
-    from cyborg_lite.cmd import common
-    return common.serve_until_signalled(
+    return process.serve_until_signalled(
         AgentService(conf, rpc.get_transport(conf)))
 
 

@@ -10,9 +10,9 @@ built on first use, in each worker, after the fork.
 import os
 import threading
 
+from cyborg_lite import process
 from cyborg_lite.api import app
 from cyborg_lite.api import auth
-from cyborg_lite.cmd import common
 
 DEFAULT_CONFIG = '/etc/cyborg-lite/cyborg-lite.conf'
 _lock = threading.Lock()
@@ -35,7 +35,7 @@ def _get_app():
     global _app
     with _lock:
         if _app is None:
-            conf = common.setup(_config_args())
+            conf = process.setup(_config_args())
             _app = app.setup_app(conf)
             auth.warn_if_open(conf, 'this WSGI server (pid %d)' % os.getpid())
     return _app

@@ -14,8 +14,8 @@ import sys
 from cyborg_lite.agent import discover as discover_mod
 from cyborg_lite.agent.drivers import base
 from cyborg_lite.agent.sysfs import SysfsError
-from cyborg_lite.cmd import common
 from cyborg_lite import conf as conf_mod
+from cyborg_lite import process
 
 
 def parse_args(argv: list[str]) -> tuple[argparse.Namespace, list[str]]:
@@ -45,7 +45,7 @@ def main(argv: list[str] | None = None) -> int:
     if not args.discover_only:
         # oslo.log as the other services set it up ([DEFAULT] log_file,
         # debug, use_stderr); --discover-only prints JSON only.
-        common.setup_logging(conf)
+        process.setup_logging(conf)
         # The service module is the long-running agent (RPC server and
         # periodic report); it is imported only when it is needed.
         from cyborg_lite.agent import service

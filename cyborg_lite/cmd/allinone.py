@@ -3,7 +3,9 @@ defaults (SQLite, in-process messaging, noauth, simulated hosts).
 
 It prints the API's and Placement's endpoint URLs and serves until
 interrupted; with ``--demo`` it walks an ARQ through its life over HTTP
-and exits.
+and exits. The stack (and its open-access warnings) comes from
+:mod:`cyborg_lite.allinone`, the composition root: this module imports
+neither ``placement_stub`` nor ``nova_shim``.
 """
 
 import argparse
@@ -13,12 +15,9 @@ import sys
 import threading
 
 from cyborg_lite import allinone
-from cyborg_lite import allinone_hosts
 from cyborg_lite import demo
+from cyborg_lite import process
 from cyborg_lite.agent import simulation
-from cyborg_lite.api import auth
-from cyborg_lite.cmd import common
-from placement_stub import auth as placement_auth
 
 
 def parse_args(argv):
@@ -35,7 +34,7 @@ def parse_args(argv):
                         help='simulated hosts, one agent each: a number '
                              '(the kinds in turn) or a comma-separated list '
                              'of kinds (%s)' % ', '.join(
-                                 allinone_hosts.HOST_KINDS))
+                                 allinone.HOST_KINDS))
     parser.add_argument('--demo', action='store_true',
                         help='boot accelerated guests through their life, '
                              'print each step, and exit')
@@ -45,7 +44,7 @@ def parse_args(argv):
 
 def main(argv=None):
     args = parse_args(sys.argv[1:] if argv is None else argv)
-    common.quiet_libraries()
+    process.quiet_libraries()
     os.makedirs(args.state_dir, exist_ok=True)
     log_file = os.path.join(args.state_dir, 'cyborg-lite.log')
     overrides = {(None, 'log_file'): log_file, (None, 'debug'): args.debug,
@@ -53,12 +52,12 @@ def main(argv=None):
     kinds = args.hosts.split(',')
     if args.hosts.isdigit():
         # N hosts take the kinds in turn: fake, t4-vgpu, a100, fake...
-        kinds = [allinone_hosts.HOST_KINDS[n % len(allinone_hosts.HOST_KINDS)]
+        kinds = [allinone.HOST_KINDS[n % len(allinone.HOST_KINDS)]
                  for n in range(int(args.hosts))]
     stack = allinone.AllInOne(args.state_dir, api_port=args.api_port,
                               host_kinds=kinds, api_host=args.api_host,
                               overrides=overrides, compute=True)
-    common.setup_logging(stack.conf)
+    process.setup_logging(stack.conf)
     stack.start()
     print('cyborg-lite API: %s/v2  (log: %s)' % (stack.url, log_file),
           flush=True)
@@ -66,10 +65,7 @@ def main(argv=None):
     print('Compute (nova-shim --url): %s' % stack.compute.url, flush=True)
     print('Hosts: %s' % ', '.join('%s (%s)' % pair for pair in zip(
         stack.hostnames, kinds, strict=True)), flush=True)
-    auth.warn_if_open(stack.conf, stack.url)
-    if stack.placement is not None:
-        placement_auth.warn_if_open(stack.placement.conf,
-                                    stack.placement_url)
+    stack.warn_if_open()
     try:
         if args.demo:
             ok = demo.GuestDemo(stack.url, stack.compute.url,

@@ -5,15 +5,15 @@ Production runs ``cyborg_lite.api.wsgi:application`` under gunicorn.
 
 import sys
 
+from cyborg_lite import process
 from cyborg_lite.api import app
 from cyborg_lite.api import auth
 from cyborg_lite.api import errors
-from cyborg_lite.cmd import common
 from cyborg_lite.wsgi_server import WSGIServer
 
 
 def main(argv=None):
-    conf = common.setup(sys.argv[1:] if argv is None else argv)
+    conf = process.setup(sys.argv[1:] if argv is None else argv)
     server = WSGIServer(app.setup_app(conf), conf.api.host_ip,
                         conf.api.port, error_body=errors.envelope,
                         max_body_size=conf.api.max_request_body_size)

@@ -2,14 +2,14 @@
 
 import sys
 
+from cyborg_lite import process
 from cyborg_lite import rpc
-from cyborg_lite.cmd import common
 from cyborg_lite.conductor import service
 
 
 def main(argv=None):
-    conf = common.setup(sys.argv[1:] if argv is None else argv)
-    return common.serve_until_signalled(
+    conf = process.setup(sys.argv[1:] if argv is None else argv)
+    return process.serve_until_signalled(
         service.ConductorService(conf, rpc.get_transport(conf)))
 
 

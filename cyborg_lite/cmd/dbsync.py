@@ -3,7 +3,7 @@
 import argparse
 import sys
 
-from cyborg_lite.cmd import common
+from cyborg_lite import process
 from cyborg_lite.db import engine
 from cyborg_lite.db import migration
 
@@ -21,8 +21,8 @@ def main(argv=None):
                                       'running migrations')
     st.add_argument('revision', nargs='?', default='head')
     args = parser.parse_args(argv)
-    conf = common.setup([a for path in args.config_file
-                         for a in ('--config-file', path)])
+    conf = process.setup([a for path in args.config_file
+                          for a in ('--config-file', path)])
     db = engine.Database(conf)
     if args.command == 'upgrade':
         migration.upgrade(db, args.revision)

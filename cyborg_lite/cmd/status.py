@@ -22,7 +22,7 @@ from oslo_utils import fileutils
 
 from cyborg_lite import conf as cl_conf
 from cyborg_lite import policies
-from cyborg_lite.cmd import common
+from cyborg_lite import process
 from cyborg_lite.db import engine
 from cyborg_lite.db import migration
 
@@ -111,7 +111,7 @@ def main(argv: list[str] | None = None) -> int:
     conf = cfg.ConfigOpts()
     log.register_options(conf)
     cl_conf.register_opts(conf)
-    common.quiet_libraries()
+    process.quiet_libraries()
     return upgradecheck.main(conf, 'cyborg-lite', Checks(conf),
                              argv=sys.argv[1:] if argv is None else argv,
                              default_config_files=[])

@@ -16,7 +16,7 @@ import uuid
 import pytest
 import sqlalchemy as sa
 
-from cyborg_lite import allinone_hosts
+from cyborg_lite.allinone import hosts as allinone_hosts
 from cyborg_lite.agent import service as agent_service
 from cyborg_lite.db import models
 from tests.fixtures import cyborg_api

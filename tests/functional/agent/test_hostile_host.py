@@ -16,7 +16,7 @@ import time
 
 import pytest
 
-from cyborg_lite import allinone_hosts
+from cyborg_lite.allinone import hosts as allinone_hosts
 from tests.fixtures import cyborg_api
 from tests.fixtures import processes
 from tests.fixtures import sysfs_tree

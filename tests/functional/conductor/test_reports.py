@@ -11,8 +11,8 @@ import uuid
 import pytest
 import requests
 
-from cyborg_lite import allinone_hosts
 from cyborg_lite import model
+from cyborg_lite.allinone import hosts as allinone_hosts
 from cyborg_lite.agent.drivers import base
 from cyborg_lite.agent.drivers import fake
 from cyborg_lite.conductor import placement_mirror

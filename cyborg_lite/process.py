@@ -1,4 +1,13 @@
-"""What every console script does first: config and logging."""
+"""What every cyborg-lite process does first: config and logging.
+
+The console scripts (``cyborg_lite/cmd/``), the WSGI entry point
+(:mod:`cyborg_lite.api.wsgi`) and the agent's :func:`run
+<cyborg_lite.agent.service.run>` share these steps: parse the options
+into a fresh ConfigOpts, set up oslo.log, quiet library chatter, and
+serve a service until SIGTERM or SIGINT. They live here, below both the
+services and ``cmd/``, so that no service module imports the
+console-script layer.
+"""
 
 import logging
 import signal

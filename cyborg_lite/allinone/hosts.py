@@ -1,7 +1,12 @@
 """What the all-in-one needs besides the services: Placement and hosts.
 
+Part of the composition root (:mod:`cyborg_lite.allinone`): it imports
+``placement_stub`` and ``nova_shim``, which the rest of ``cyborg_lite``
+does not.
+
 * :class:`EmbeddedPlacement` runs ``placement_stub`` in-process on a
-  loopback port, its SQLite file under the all-in-one's state directory.
+  loopback port, its SQLite file under the all-in-one's state directory,
+  and says when it serves anonymous callers.
 * :func:`register_compute_nodes` creates each simulated host's
   compute-node provider, as nova-compute would, before its agent starts.
 * :func:`host_conf` builds one host's own ConfigOpts, so that hosts can
@@ -19,6 +24,7 @@ from cyborg_lite.agent import simulation
 from cyborg_lite.conf import agent as agent_conf
 from nova_shim.compute.service import compute_node_uuid
 from nova_shim import scheduler
+from placement_stub import auth as placement_auth
 from placement_stub import fixture as placement_fixture
 
 # What each simulated compute node offers besides its accelerators.
@@ -52,6 +58,12 @@ class EmbeddedPlacement:
     def start(self):
         self._fixture.start()
         return self
+
+    def warn_if_open(self, stream=None):
+        """placement_stub's open-access WARNING line for this stub
+        (printed on ``stream``, stderr by default), or None."""
+        return placement_auth.warn_if_open(self.conf, self.endpoint,
+                                           stream=stream)
 
     def stop(self):
         self._fixture.stop()

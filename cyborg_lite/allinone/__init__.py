@@ -6,8 +6,15 @@ transport (:mod:`cyborg_lite.local_transport`) and storing data in a
 SQLite file. It also runs ``placement_stub`` on a loopback port (unless
 ``[placement]`` is configured by ``overrides`` or ``placement=False``),
 registers each simulated host's compute-node provider there, and lets the
-conductor mirror the deployables into it. It backs ``cyborg-lite-allinone`` and
-the functional tests.
+conductor mirror the deployables into it. It backs ``cyborg-lite-allinone``
+and the functional tests.
+
+This subpackage is the composition root of the repository: the one place
+that imports ``cyborg_lite`` together with its peers ``placement_stub``
+and ``nova_shim`` (:mod:`cyborg_lite.allinone.hosts`,
+:mod:`cyborg_lite.allinone.compute`). The rest of ``cyborg_lite``, its
+console scripts included, reaches the peers only through :class:`AllInOne`
+(``tests/unit/cyborg_lite/test_layering.py`` checks it).
 
 Each agent has its own ConfigOpts: ``host_overrides`` maps a host (its
 0-based index or its name) to options of that host only, e.g. another
@@ -18,22 +25,24 @@ driver on a fixture sysfs tree::
         ('agent', 'sysfs_root'): '/tmp/t4_vgpu',
         ('gpu_devices', 'enabled_vgpu_types'): ['nvidia-223']}})
 
-``host_kinds`` builds simulated hosts instead (``fake``, ``t4-vgpu``,
-``a100``: see :func:`cyborg_lite.allinone_hosts.simulated_host`), and
-``compute=True`` adds nova_shim's compute service, which serves every
-simulated host as a hypervisor and receives the bind events.
+``host_kinds`` builds simulated hosts instead (:data:`HOST_KINDS`:
+``fake``, ``t4-vgpu``, ``a100``; see
+:func:`cyborg_lite.allinone.hosts.simulated_host`), and ``compute=True``
+adds nova_shim's compute service, which serves every simulated host as a
+hypervisor and receives the bind events.
 """
 
 import logging
 import os
 import uuid
 
-from cyborg_lite import allinone_hosts
 from cyborg_lite import conf as cl_conf
 from cyborg_lite import local_transport
 from cyborg_lite import rpc
+from cyborg_lite.allinone import hosts as host_lib
 from cyborg_lite.agent import service as agent_service
 from cyborg_lite.api import app as api_app
+from cyborg_lite.api import auth as api_auth
 from cyborg_lite.api import errors as api_errors
 from cyborg_lite.conductor import placement_mirror
 from cyborg_lite.conductor import service as conductor_service
@@ -44,6 +53,7 @@ from cyborg_lite.wsgi_server import WSGIServer
 LOG = logging.getLogger(__name__)
 
 IN_PROCESS_TRANSPORT = local_transport.TRANSPORT_URL
+HOST_KINDS = host_lib.HOST_KINDS
 
 
 def default_overrides(state_dir, unique_topics=False):
@@ -90,7 +100,7 @@ class AllInOne:
         self._host_sysfs = {}
         for hostname, kind in zip(self.hostnames, host_kinds or (),
                                   strict=False):
-            extra, sysfs = allinone_hosts.simulated_host(
+            extra, sysfs = host_lib.simulated_host(
                 kind, os.path.join(state_dir, 'sysfs', hostname))
             self._host_overrides.setdefault(hostname, {}).update(extra)
             self._host_sysfs[hostname] = sysfs
@@ -99,7 +109,7 @@ class AllInOne:
         self.placement = None
         if placement and not placement_mirror.configured(
                 self.conf):
-            self.placement = allinone_hosts.EmbeddedPlacement(state_dir)
+            self.placement = host_lib.EmbeddedPlacement(state_dir)
         self.api_host = api_host
         self.api_port = api_port
         self.db = None
@@ -121,8 +131,8 @@ class AllInOne:
 
     def host_conf(self, hostname):
         """The ConfigOpts of one host's agent."""
-        return allinone_hosts.host_conf(self._options,
-                                        self._host_overrides.get(hostname))
+        return host_lib.host_conf(self._options,
+                                  self._host_overrides.get(hostname))
 
     def start_agent(self, hostname):
         agent = agent_service.AgentService(
@@ -135,7 +145,7 @@ class AllInOne:
     def start(self):
         if self.placement is not None:
             self.placement.start()
-            placement = allinone_hosts.placement_overrides(
+            placement = host_lib.placement_overrides(
                 self.placement.endpoint)
             self._options.update(placement)
             for (group, name), value in placement.items():
@@ -143,7 +153,7 @@ class AllInOne:
         if self._with_compute:
             self._start_compute()
         elif placement_mirror.configured(self.conf):
-            allinone_hosts.register_compute_nodes(self.conf, self.hostnames)
+            host_lib.register_compute_nodes(self.conf, self.hostnames)
         self.db = engine.Database(self.conf)
         migration.upgrade(self.db)
         self.transport = rpc.get_transport(self.conf)
@@ -163,13 +173,22 @@ class AllInOne:
 
     def _start_compute(self):
         """nova_shim's compute registers the compute nodes itself."""
-        from cyborg_lite import allinone_compute
-        self.compute = allinone_compute.EmbeddedCompute(
+        from cyborg_lite.allinone import compute as compute_lib
+        self.compute = compute_lib.EmbeddedCompute(
             self.state_dir, self.hostnames, self.placement_url,
             api_host=self.api_host).start()
         for (group, name), value in self.compute.nova_overrides().items():
             self._options[(group, name)] = value
             self.conf.set_override(name, value, group=group)
+
+    def warn_if_open(self, stream=None):
+        """Log and print on ``stream`` (stderr by default) one WARNING
+        line for each started server that serves anonymous callers: the
+        API, then the embedded Placement; return the lines."""
+        lines = [api_auth.warn_if_open(self.conf, self.url, stream=stream)]
+        if self.placement is not None:
+            lines.append(self.placement.warn_if_open(stream=stream))
+        return [line for line in lines if line is not None]
 
     def sysfs_root(self, hostname):
         """The sysfs tree of a simulated host, or None."""
