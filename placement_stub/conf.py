@@ -45,10 +45,24 @@ API_OPTS = [
                 help='Port placement-stub-api listens on (0 picks one).'),
 ]
 
+# Placement's project and user of a consumer whose allocations were
+# written before 1.8, without them.
+INCOMPLETE_CONSUMER_ID = '00000000-0000-0000-0000-000000000000'
+
 PLACEMENT_OPTS = [
     cfg.BoolOpt('sync_on_startup', default=True,
                 help='Run the database migrations and add the standard '
                      'resource classes and traits when the app starts.'),
+    cfg.StrOpt('incomplete_consumer_project_id',
+               default=INCOMPLETE_CONSUMER_ID,
+               help='Project of a consumer whose allocations were written '
+                    'before microversion 1.8 without one, as in '
+                    'Placement.'),
+    cfg.StrOpt('incomplete_consumer_user_id',
+               default=INCOMPLETE_CONSUMER_ID,
+               help='User of a consumer whose allocations were written '
+                    'before microversion 1.8 without one, as in '
+                    'Placement.'),
 ]
 
 

@@ -15,8 +15,9 @@ class RequestContext(context.RequestContext):
     """
 
     def __init__(self, facade=None, version=(1, 0), enforcer=None,
-                 **kwargs):
+                 config=None, **kwargs):
         super().__init__(**kwargs)
+        self.config = config
         self.facade = facade
         self.version = version
         self.enforcer = enforcer

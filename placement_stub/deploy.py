@@ -134,16 +134,18 @@ class ContextMiddleware:
     """Microversion, identity and the request context (whose ``can``
     checks the policy)."""
 
-    def __init__(self, app, facade, enforcer):
+    def __init__(self, app, facade, enforcer, conf):
         self.app = app
         self.facade = facade
         self.enforcer = enforcer
+        self.conf = conf
 
     def _context(self, req, version):
         user_id, project_id, roles, system_scope = noauth_identity(
             req.headers)
         return context_lib.RequestContext(
             facade=self.facade, version=version, enforcer=self.enforcer,
+            config=self.conf,
             user_id=user_id, project_id=project_id, roles=roles,
             system_scope=system_scope, is_admin='admin' in roles,
             request_id=req.environ.get('openstack.request_id'))
@@ -201,7 +203,7 @@ def deploy(conf, facade=None):
     if conf.placement.sync_on_startup:
         db_api.sync(facade)
     app = ContextMiddleware(guard.RequestGuard(handler.dispatch), facade,
-                            policies.make_enforcer(conf))
+                            policies.make_enforcer(conf), conf)
     if conf.api.auth_strategy == 'keystone':
         app = KeystoneAuth(app, conf)
     elif conf.api.auth_strategy == 'http_basic':

@@ -43,7 +43,8 @@ class CannotDeleteParent(Conflict):
 
 
 class InventoryInUse(Conflict):
-    msg_fmt = ('Inventory for %(rc)s on resource provider %(uuid)s in use.')
+    msg_fmt = ("Inventory for '%(rc)s' on resource provider '%(uuid)s' "
+               "in use.")
 
 
 class InvalidInput(PlacementException):
@@ -61,7 +62,7 @@ class ConsumerGenerationConflict(ConcurrentUpdate):
                'got %(got)s')
 
 
-class AllocationConstraintsViolated(InvalidInput):
+class AllocationConstraintsViolated(Conflict):
     msg_fmt = ('Unable to allocate inventory: Unable to create allocation '
                'for \'%(rc)s\' on resource provider \'%(uuid)s\'. The '
                'requested amount would violate inventory constraints.')

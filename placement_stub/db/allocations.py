@@ -107,12 +107,15 @@ def _touched_providers(ctx, consumer_uuid) -> dict:
         .where(ALLOC.consumer_id == consumer_uuid)).all())
 
 
-def _check_consumer_generation(consumer, expected):
-    got = consumer['generation'] if consumer else None
-    if expected != got:
+def _check_consumer_generation(consumer, sent):
+    """409 unless the client sent the consumer's generation (null for a
+    consumer that does not exist yet); the message says what the server
+    expected and what it got, as Placement's."""
+    current = consumer['generation'] if consumer else None
+    if sent != current:
         raise exception.ConsumerGenerationConflict(
-            expected='null' if expected is None else expected,
-            got='null' if got is None else got)
+            expected='null' if current is None else current,
+            got='null' if sent is None else sent)
 
 
 def _upsert_consumer(ctx, consumer, req):
@@ -145,8 +148,8 @@ def _insert_allocations(ctx, req, rp_by_uuid, rc_ids):
                        "not exist." % rp_uuid)
         for name, used in resources.items():
             if name not in rc_ids:
-                raise exception.InvalidInput(
-                    detail='Unknown resource class %s' % name)
+                raise exception.NotFound(
+                    what='No such resource class %s.' % name)
             rows.append({'resource_provider_id': rp['id'],
                          'consumer_id': req['consumer_uuid'],
                          'resource_class_id': rc_ids[name], 'used': used,
@@ -207,12 +210,15 @@ def replace_allocations(ctx, requests, check_generation=True) -> None:
         consumer = get_consumer(ctx, req['consumer_uuid'])
         if check_generation:
             _check_consumer_generation(consumer, req['consumer_generation'])
-        for rp_id, generation in _touched_providers(
-                ctx, req['consumer_uuid']).items():
-            generations.setdefault(rp_id, generation)
+        touched = _touched_providers(ctx, req['consumer_uuid'])
         ctx.session.execute(sa.delete(ALLOC).where(
             ALLOC.consumer_id == req['consumer_uuid']))
         if not any(req['allocations'].values()):
+            # Clearing a consumer's allocations changes the providers it
+            # had; a replacement changes only those it allocates from
+            # now, as in Placement.
+            for rp_id, generation in touched.items():
+                generations.setdefault(rp_id, generation)
             ctx.session.execute(sa.delete(C).where(
                 C.uuid == req['consumer_uuid']))
             continue
@@ -238,14 +244,13 @@ def _bump_all(ctx, generations: dict) -> None:
             raise _ProviderGenerationRace() from exc
 
 
-@_retried_on_generation_race
 @api.writer
 def delete_allocations(ctx, consumer_uuid: str) -> None:
-    touched = _touched_providers(ctx, consumer_uuid)
-    if not touched:
+    """Delete a consumer and its allocations. The providers' generations
+    stay, as in Placement: freeing capacity cannot overcommit anything."""
+    if not _touched_providers(ctx, consumer_uuid):
         raise exception.NotFound(
             what="No allocations for consumer '%s'" % consumer_uuid)
     ctx.session.execute(sa.delete(ALLOC).where(
         ALLOC.consumer_id == consumer_uuid))
     ctx.session.execute(sa.delete(C).where(C.uuid == consumer_uuid))
-    _bump_all(ctx, touched)

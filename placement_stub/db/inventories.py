@@ -81,12 +81,16 @@ def get_usages(ctx, rp_ids) -> dict:
 
 
 def _check_removable(ctx, rp, removed_names):
+    """409 naming every class (in id order) whose inventory would go
+    while it has allocations."""
     if not removed_names:
         return
     used = get_usages(ctx, [rp['id']])[rp['id']]
-    for name in sorted(removed_names):
-        if used.get(name):
-            raise exception.InventoryInUse(rc=name, uuid=rp['uuid'])
+    in_use = [name for name in removed_names if used.get(name)]
+    if in_use:
+        ids = resource_classes.ids_by_name(ctx, in_use)
+        raise exception.InventoryInUse(
+            rc=', '.join(sorted(in_use, key=ids.get)), uuid=rp['uuid'])
 
 
 @api.writer
@@ -141,21 +145,53 @@ def delete_inventory(ctx, rp: dict, name=None, generation=None) -> int:
     return new_generation
 
 
-@api.reader
-def project_usages(ctx, project_id, user_id=None, consumer_type=None,
-                   by_type=False) -> dict:
-    """Usages summed over the consumers of a project (and user)."""
+def _project_allocations(project_id, user_id, columns):
+    """A select of ``columns`` over the allocations of a project's
+    (and user's) consumers."""
     C = models.Consumer
-    stmt = (sa.select(C.consumer_type, RC.name, sa.func.sum(ALLOC.used))
+    stmt = (sa.select(*columns).select_from(ALLOC)
             .join(C, C.uuid == ALLOC.consumer_id)
-            .join(RC, RC.id == ALLOC.resource_class_id)
-            .where(C.project_id == project_id)
-            .group_by(C.consumer_type, RC.name))
+            .where(C.project_id == project_id))
     if user_id is not None:
         stmt = stmt.where(C.user_id == user_id)
+    return stmt
+
+
+@api.reader
+def project_usages(ctx, project_id, user_id=None) -> dict:
+    """``{rc: used}`` summed over the consumers of a project (and user)."""
+    stmt = _project_allocations(project_id, user_id, (
+        RC.name, sa.func.sum(ALLOC.used))).join(
+            RC, RC.id == ALLOC.resource_class_id).group_by(RC.name)
+    return {name: int(used) for name, used in ctx.session.execute(stmt)}
+
+
+@api.reader
+def project_usages_by_type(ctx, project_id, user_id=None,
+                           consumer_type=None) -> dict:
+    """``{type: {rc: used, 'consumer_count': n}}`` (1.38): by consumer
+    type, untyped consumers under ``unknown``; ``consumer_type`` keeps one
+    type, ``unknown`` the untyped, and ``all`` sums every consumer under
+    ``all``. ``consumer_count`` counts distinct consumers."""
+    C = models.Consumer
+    type_key = sa.func.coalesce(C.consumer_type, 'unknown')
+    if consumer_type == 'all':
+        type_key = sa.literal('all')
+    columns = (type_key.label('type_key'), RC.name,
+               sa.func.sum(ALLOC.used))
+    usages = _project_allocations(project_id, user_id, columns).join(
+        RC, RC.id == ALLOC.resource_class_id)
+    counts = _project_allocations(project_id, user_id, (
+        type_key.label('type_key'),
+        sa.func.count(sa.distinct(ALLOC.consumer_id))))
+    if consumer_type not in (None, 'all'):
+        usages = usages.where(type_key == consumer_type)
+        counts = counts.where(type_key == consumer_type)
     result = {}
-    for ctype, name, used in ctx.session.execute(stmt):
-        key = (ctype or 'unknown') if by_type else None
-        bucket = result.setdefault(key, {})
-        bucket[name] = bucket.get(name, 0) + int(used)
+    for key, name, used in ctx.session.execute(
+            usages.group_by(type_key, RC.name)):
+        result.setdefault(key, {})[name] = int(used)
+    for key, count in ctx.session.execute(counts.group_by(type_key)):
+        if key in result:
+            result[key]['consumer_count'] = count
     return result

@@ -1,9 +1,12 @@
 """Handlers for /allocations[/{consumer_uuid}] and provider allocations."""
 
+import uuid as uuid_lib
+
 from oslo_utils import uuidutils
 
 from placement_stub.db import allocations
 from placement_stub import errors
+from placement_stub import exception
 from placement_stub.handlers import common
 from placement_stub import microversion as mv
 from placement_stub.schemas import allocation as schema
@@ -12,6 +15,7 @@ from placement_stub.schemas import allocation as schema
 def _put_schema(version):
     for predicate, put_schema in (
             (mv.allow_consumer_types, schema.PUT_ALLOCATION_SCHEMA_V1_38),
+            (mv.allow_mappings, schema.PUT_ALLOCATION_SCHEMA_V1_34),
             (mv.allow_consumer_generation,
              schema.PUT_ALLOCATION_SCHEMA_V1_28),
             (mv.allow_dict_allocations, schema.PUT_ALLOCATION_SCHEMA_V1_12),
@@ -21,14 +25,24 @@ def _put_schema(version):
     return schema.PUT_ALLOCATION_SCHEMA_V1_0
 
 
-def _identity(value, header):
-    """The caller's project or user, for a consumer whose body names
-    none (before 1.8): at most as long as the consumer's columns."""
-    if value and len(value) > schema.PROJECT_USER['maxLength']:
-        raise errors.bad_request('%s is longer than %d characters, the '
-                                 'most a consumer keeps.' % (
-                                     header, schema.PROJECT_USER['maxLength']))
-    return value or 'unknown'
+def _post_schema(version):
+    for predicate, post_schema in (
+            (mv.allow_consumer_types, schema.POST_ALLOCATIONS_V1_38),
+            (mv.allow_mappings, schema.POST_ALLOCATIONS_V1_34),
+            (mv.allow_consumer_generation, schema.POST_ALLOCATIONS_V1_28)):
+        if predicate(version):
+            return post_schema
+    return schema.POST_ALLOCATIONS_V1_13
+
+
+def consumer_uuid_or_400(req) -> str:
+    """The consumer uuid of the path in its dashed form (a dashless one
+    names the same consumer, as in Placement); 400 if it is none."""
+    consumer_uuid = req.urlvars['consumer_uuid']
+    if not uuidutils.is_uuid_like(consumer_uuid):
+        raise errors.bad_request('Malformed consumer_uuid: %s'
+                                 % consumer_uuid[:64])
+    return str(uuid_lib.UUID(consumer_uuid))
 
 
 def _normalise(req, consumer_uuid, data) -> dict:
@@ -41,51 +55,53 @@ def _normalise(req, consumer_uuid, data) -> dict:
                 entry['resources'])
     else:
         by_rp = {rp: entry['resources'] for rp, entry in allocs.items()}
-    ctx = common.context(req)
+    # Before 1.8 a body may name no project or user: the consumer is
+    # Placement's "incomplete consumer", of the configured placeholders.
+    placeholders = common.context(req).config.placement
     return {'consumer_uuid': consumer_uuid, 'allocations': by_rp,
-            'project_id': data.get('project_id') or _identity(
-                ctx.project_id, 'X-Project-Id'),
-            'user_id': data.get('user_id') or _identity(ctx.user_id,
-                                                        'X-User-Id'),
+            'project_id': data.get('project_id')
+            or placeholders.incomplete_consumer_project_id,
+            'user_id': data.get('user_id')
+            or placeholders.incomplete_consumer_user_id,
             'consumer_generation': data.get('consumer_generation'),
             'consumer_type': data.get('consumer_type')}
 
 
 def set_allocations_for_consumer(req):
     version = common.version(req)
-    consumer_uuid = req.urlvars['consumer_uuid']
-    if not uuidutils.is_uuid_like(consumer_uuid):
-        raise errors.bad_request('Malformed consumer_uuid: %s'
-                                 % consumer_uuid[:64])
+    consumer_uuid = consumer_uuid_or_400(req)
     data = common.extract_json(req, _put_schema(version))
     request = _normalise(req, consumer_uuid, data)
-    allocations.replace_allocations(
-        common.context(req), [request],
-        check_generation=mv.allow_consumer_generation(version))
+    try:
+        allocations.replace_allocations(
+            common.context(req), [request],
+            check_generation=mv.allow_consumer_generation(version))
+    except exception.NotFound as exc:
+        raise errors.bad_request(
+            'Unable to allocate inventory for consumer %s: %s'
+            % (consumer_uuid, exc))
     return common.no_content()
 
 
 def set_allocations(req):
     common.require(req, mv.allow_post_allocations)
     version = common.version(req)
-    post_schema = (schema.POST_ALLOCATIONS_V1_38
-                   if mv.allow_consumer_types(version) else
-                   schema.POST_ALLOCATIONS_V1_28
-                   if mv.allow_consumer_generation(version) else
-                   schema.POST_ALLOCATIONS_V1_13)
-    data = common.extract_json(req, post_schema)
-    requests = [_normalise(req, consumer, body)
+    data = common.extract_json(req, _post_schema(version))
+    requests = [_normalise(req, str(uuid_lib.UUID(consumer)), body)
                 for consumer, body in sorted(data.items())]
-    allocations.replace_allocations(
-        common.context(req), requests,
-        check_generation=mv.allow_consumer_generation(version))
+    try:
+        allocations.replace_allocations(
+            common.context(req), requests,
+            check_generation=mv.allow_consumer_generation(version))
+    except exception.NotFound as exc:
+        raise errors.bad_request('Unable to allocate inventory %s' % exc)
     return common.no_content()
 
 
 def list_for_consumer(req):
     version = common.version(req)
     ctx = common.context(req)
-    uuid = req.urlvars['consumer_uuid']
+    uuid = consumer_uuid_or_400(req)
     allocs = allocations.consumer_allocations(ctx, uuid)
     body = {'allocations': allocs}
     consumer = allocations.get_consumer(ctx, uuid)
@@ -101,7 +117,7 @@ def list_for_consumer(req):
 
 def delete_allocations(req):
     allocations.delete_allocations(common.context(req),
-                                   req.urlvars['consumer_uuid'])
+                                   consumer_uuid_or_400(req))
     return common.no_content()
 
 

@@ -24,12 +24,11 @@ def get_total_usages(req):
     by_type = mv.allow_consumer_types(version)
     common.validate_query(req, schema.GET_USAGES_SCHEMA_V1_38 if by_type
                           else schema.GET_USAGES_SCHEMA_V1_9)
-    usages = inventories.project_usages(
-        common.context(req), req.GET['project_id'], req.GET.get('user_id'),
-        by_type=by_type)
+    ctx = common.context(req)
     if not by_type:
-        return common.json_response({'usages': usages.get(None, {})})
-    wanted = req.GET.get('consumer_type', 'all')
-    if wanted != 'all':
-        usages = {k: v for k, v in usages.items() if k == wanted}
-    return common.json_response({'usages': usages})
+        return common.json_response({'usages': inventories.project_usages(
+            ctx, req.GET['project_id'], req.GET.get('user_id'))})
+    return common.json_response({
+        'usages': inventories.project_usages_by_type(
+            ctx, req.GET['project_id'], req.GET.get('user_id'),
+            req.GET.get('consumer_type'))})

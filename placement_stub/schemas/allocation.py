@@ -1,9 +1,19 @@
-"""Bodies of PUT /allocations/{consumer} and POST /allocations."""
+"""Bodies of PUT /allocations/{consumer} and POST /allocations.
+
+One schema per microversion that changed the body: 1.0 (a list), 1.8
+(project and user required), 1.12 (a dict by provider), 1.28 (consumer
+generation; empty allocations delete), 1.34 (the candidate's
+``mappings``, accepted and not kept, as in Placement) and 1.38 (consumer
+type). POST takes, from 1.13, a dict of such bodies by consumer, whose
+allocations may be empty from the start.
+"""
 
 import copy
 
 from placement_stub.schemas import common
 
+# Stricter than Placement: an amount above MAX_INT is a 400 (PostgreSQL
+# refuses it in the 32-bit column, a 500 in Placement).
 RESOURCES = {
     'type': 'object', 'minProperties': 1,
     'patternProperties': {'^[A-Z0-9_]+$': {
@@ -51,13 +61,27 @@ PUT_ALLOCATION_SCHEMA_V1_12['properties']['allocations'] = {
     'additionalProperties': False,
 }
 
-PUT_ALLOCATION_SCHEMA_V1_28 = copy.deepcopy(PUT_ALLOCATION_SCHEMA_V1_12)
-PUT_ALLOCATION_SCHEMA_V1_28['properties']['allocations']['minProperties'] = 0
+# What POST takes per consumer: allocations may be empty (to clear them).
+DELETABLE_ALLOCATIONS = copy.deepcopy(PUT_ALLOCATION_SCHEMA_V1_12)
+DELETABLE_ALLOCATIONS['properties']['allocations']['minProperties'] = 0
+
+PUT_ALLOCATION_SCHEMA_V1_28 = copy.deepcopy(DELETABLE_ALLOCATIONS)
 PUT_ALLOCATION_SCHEMA_V1_28['properties']['consumer_generation'] = {
     'type': ['integer', 'null'], 'minimum': 0}
 PUT_ALLOCATION_SCHEMA_V1_28['required'].append('consumer_generation')
 
-PUT_ALLOCATION_SCHEMA_V1_38 = copy.deepcopy(PUT_ALLOCATION_SCHEMA_V1_28)
+# Request group suffix -> the providers that satisfied it (the pattern
+# is searched, not anchored, as in Placement).
+MAPPINGS = {
+    'type': 'object', 'minProperties': 1,
+    'patternProperties': {'[a-zA-Z0-9_-]{1,64}': {
+        'type': 'array', 'minItems': 1, 'items': common.UUID}},
+}
+
+PUT_ALLOCATION_SCHEMA_V1_34 = copy.deepcopy(PUT_ALLOCATION_SCHEMA_V1_28)
+PUT_ALLOCATION_SCHEMA_V1_34['properties']['mappings'] = MAPPINGS
+
+PUT_ALLOCATION_SCHEMA_V1_38 = copy.deepcopy(PUT_ALLOCATION_SCHEMA_V1_34)
 PUT_ALLOCATION_SCHEMA_V1_38['properties']['consumer_type'] = common.NAME
 PUT_ALLOCATION_SCHEMA_V1_38['required'].append('consumer_type')
 
@@ -68,6 +92,7 @@ def _post(put_schema):
             'additionalProperties': False}
 
 
-POST_ALLOCATIONS_V1_13 = _post(PUT_ALLOCATION_SCHEMA_V1_12)
+POST_ALLOCATIONS_V1_13 = _post(DELETABLE_ALLOCATIONS)
 POST_ALLOCATIONS_V1_28 = _post(PUT_ALLOCATION_SCHEMA_V1_28)
+POST_ALLOCATIONS_V1_34 = _post(PUT_ALLOCATION_SCHEMA_V1_34)
 POST_ALLOCATIONS_V1_38 = _post(PUT_ALLOCATION_SCHEMA_V1_38)
