@@ -17,6 +17,7 @@ from placement_stub.handlers import allocation
 from placement_stub.handlers import allocation_candidate
 from placement_stub.handlers import inventory
 from placement_stub.handlers import resource_class
+from placement_stub.handlers import reshaper
 from placement_stub.handlers import resource_provider
 from placement_stub.handlers import root
 from placement_stub.handlers import trait
@@ -71,6 +72,7 @@ ROUTE_DECLARATIONS = [
     ('/allocation_candidates', {
         'GET': allocation_candidate.list_allocation_candidates}),
     ('/usages', {'GET': usage.get_total_usages}),
+    ('/reshaper', {'POST': reshaper.reshape}),
 ]
 
 
@@ -115,6 +117,7 @@ POLICIES = {
     allocation.delete_allocations: 'placement:allocations:delete',
     allocation_candidate.list_allocation_candidates:
         'placement:allocation_candidates:list',
+    reshaper.reshape: 'placement:reshaper:reshape',
 }
 
 

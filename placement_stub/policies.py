@@ -3,7 +3,8 @@
 The rule names are Placement's own (``placement:resource_providers:list``
 and so on), so an operator's ``policy.yaml`` written for Placement works
 here unchanged. Every API rule defaults to "admin or service", but the
-total usages of a project, which that project's readers may read too.
+reshaper (the service only) and the total usages of a project, which
+that project's readers may read too.
 Each rule is scoped to projects: with ``[oslo_policy] enforce_scope`` (on
 by default) a system-scoped token is refused. With ``enforce_new_defaults``
 off, the deprecated default ``role:admin`` is accepted beside each base
@@ -17,6 +18,7 @@ from placement_stub import exception
 
 ADMIN_API = 'admin_api'
 ADMIN_OR_SERVICE = 'rule:admin_or_service_api'
+SERVICE = 'rule:service_api'
 ADMIN_OR_PROJECT_READER_OR_SERVICE = (
     'rule:admin_or_project_reader_or_service_api')
 
@@ -67,7 +69,7 @@ API_RULES = [
     ('placement:resource_providers:usages', ADMIN_OR_SERVICE),
     ('placement:usages', ADMIN_OR_PROJECT_READER_OR_SERVICE),
     ('placement:allocation_candidates:list', ADMIN_OR_SERVICE),
-    ('placement:reshaper:reshape', ADMIN_OR_SERVICE),
+    ('placement:reshaper:reshape', SERVICE),
 ]
 
 

@@ -45,8 +45,9 @@ def consumer_uuid_or_400(req) -> str:
     return str(uuid_lib.UUID(consumer_uuid))
 
 
-def _normalise(req, consumer_uuid, data) -> dict:
-    """Any body version -> the DB layer's request dict."""
+def allocation_request(req, consumer_uuid, data) -> dict:
+    """One consumer's body, of any version -> the DB layer's request
+    dict."""
     allocs = data['allocations']
     if isinstance(allocs, list):
         by_rp = {}
@@ -71,7 +72,7 @@ def set_allocations_for_consumer(req):
     version = common.version(req)
     consumer_uuid = consumer_uuid_or_400(req)
     data = common.extract_json(req, _put_schema(version))
-    request = _normalise(req, consumer_uuid, data)
+    request = allocation_request(req, consumer_uuid, data)
     try:
         allocations.replace_allocations(
             common.context(req), [request],
@@ -87,7 +88,7 @@ def set_allocations(req):
     common.require(req, mv.allow_post_allocations)
     version = common.version(req)
     data = common.extract_json(req, _post_schema(version))
-    requests = [_normalise(req, str(uuid_lib.UUID(consumer)), body)
+    requests = [allocation_request(req, str(uuid_lib.UUID(consumer)), body)
                 for consumer, body in sorted(data.items())]
     try:
         allocations.replace_allocations(

@@ -30,7 +30,7 @@ def _capacity_error(req, rp, name, full):
                 'total' if equal_ok else 'or equal to total'))
 
 
-def _validate(req, rp, invs: dict, action='update') -> dict:
+def validated(req, rp, invs: dict, action='update') -> dict:
     """Fill defaults; 400 for an inventory with no capacity or whose
     min_unit is above its max_unit."""
     result = {}
@@ -71,7 +71,7 @@ def set_inventories(req):
     rp = common.provider_or_404(req, req.urlvars['uuid'])
     data = common.extract_json(req, schema.PUT_INVENTORY_SCHEMA)
     _check_generation(rp, data['resource_provider_generation'])
-    invs = _validate(req, rp, data['inventories'])
+    invs = validated(req, rp, data['inventories'])
     try:
         generation = inventories.set_inventories(
             ctx, rp, data['resource_provider_generation'], invs)
@@ -105,7 +105,7 @@ def update_inventory(req):
     name = req.urlvars['resource_class']
     data = common.extract_json(req, schema.PUT_INVENTORY_RECORD_SCHEMA)
     _check_generation(rp, data['resource_provider_generation'])
-    invs = _validate(req, rp, {name: data})
+    invs = validated(req, rp, {name: data})
     if name not in inventories.get_inventories(ctx, [rp['id']])[rp['id']]:
         raise errors.bad_request(
             'No inventory record with resource class for resource provider '
@@ -126,7 +126,7 @@ def create_inventory(req):
         raise errors.conflict(
             'Update conflict: Inventory for %s on resource provider %s '
             'already exists.' % (name, rp['uuid']), errors.CONCURRENT_UPDATE)
-    invs = _validate(req, rp, {name: data}, action='create')
+    invs = validated(req, rp, {name: data}, action='create')
     try:
         generation = inventories.set_inventories(ctx, rp, None, invs,
                                                  partial=True)
