@@ -21,8 +21,10 @@ from cyborg_lite import conf as cl_conf
 
 def setup(argv, description=None, overrides=None):
     """Parse ``argv`` (``--config-file``, ``--config-dir`` and oslo.log
-    options) into a fresh ConfigOpts and set up logging."""
-    conf = cl_conf.build_conf(args=argv, overrides=overrides)
+    options) into a fresh ConfigOpts and set up logging; ``description``
+    heads ``--help``."""
+    conf = cl_conf.build_conf(args=argv, overrides=overrides,
+                              description=description)
     setup_logging(conf)
     return conf
 

@@ -9,6 +9,8 @@ neither ``placement_stub`` nor ``nova_shim``.
 """
 
 import argparse
+import errno
+import logging
 import os
 import signal
 import sys
@@ -18,6 +20,8 @@ from cyborg_lite import allinone
 from cyborg_lite import demo
 from cyborg_lite import process
 from cyborg_lite.agent import simulation
+
+LOG = logging.getLogger(__name__)
 
 
 def parse_args(argv):
@@ -58,7 +62,15 @@ def main(argv=None):
                               host_kinds=kinds, api_host=args.api_host,
                               overrides=overrides, compute=True)
     process.setup_logging(stack.conf)
-    stack.start()
+    try:
+        stack.start()
+    except Exception as exc:
+        LOG.exception('The all-in-one could not start')
+        stack.stop()
+        print('cyborg-lite-allinone: %s (log: %s)' % (
+            _start_failure(exc, args), log_file), file=sys.stderr,
+            flush=True)
+        return 1
     print('cyborg-lite API: %s/v2  (log: %s)' % (stack.url, log_file),
           flush=True)
     print('Placement: %s' % stack.placement_url, flush=True)
@@ -79,6 +91,17 @@ def main(argv=None):
         return 0
     finally:
         stack.stop()
+
+
+def _start_failure(exc, args):
+    """What failed at start-up and what to do, in one line."""
+    if isinstance(exc, OSError) and exc.errno == errno.EADDRINUSE:
+        return ('port %d on %s is in use: choose another with --api-port'
+                % (args.api_port, args.api_host))
+    if isinstance(exc, OSError) and exc.errno == errno.EADDRNOTAVAIL:
+        return ('%s is not an address of this machine: choose another '
+                'with --api-host' % args.api_host)
+    return 'could not start: %s: %s' % (type(exc).__name__, exc)
 
 
 def _count_mdevs(stack):

@@ -11,9 +11,14 @@ from cyborg_lite.api import auth
 from cyborg_lite.api import errors
 from cyborg_lite.wsgi_server import WSGIServer
 
+DESCRIPTION = ('The cyborg-lite API (Cyborg v2) on the built-in server, at '
+               '[api] host_ip and port. Production runs '
+               'cyborg_lite.api.wsgi:application under gunicorn.')
+
 
 def main(argv=None):
-    conf = process.setup(sys.argv[1:] if argv is None else argv)
+    conf = process.setup(sys.argv[1:] if argv is None else argv,
+                         description=DESCRIPTION)
     server = WSGIServer(app.setup_app(conf), conf.api.host_ip,
                         conf.api.port, error_body=errors.envelope,
                         max_body_size=conf.api.max_request_body_size)

@@ -3,6 +3,8 @@
 import argparse
 import sys
 
+from sqlalchemy.engine import url as sa_url
+
 from cyborg_lite import process
 from cyborg_lite.db import engine
 from cyborg_lite.db import migration
@@ -23,6 +25,11 @@ def main(argv=None):
     args = parser.parse_args(argv)
     conf = process.setup([a for path in args.config_file
                           for a in ('--config-file', path)])
+    print('cyborg-lite-dbsync: database %s%s' % (
+        _shown(conf.database.connection),
+        '' if args.config_file else
+        ' (no --config-file: the default, in the current directory)'),
+        file=sys.stderr)
     db = engine.Database(conf)
     if args.command == 'upgrade':
         migration.upgrade(db, args.revision)
@@ -31,8 +38,18 @@ def main(argv=None):
         migration.stamp(db, args.revision)
         print('Database stamped at %s' % migration.version(db))
     else:
-        print(migration.version(db) or 'None')
+        print(migration.version(db) or
+              "No schema: the database is empty (run 'cyborg-lite-dbsync "
+              "upgrade').")
     return 0
+
+
+def _shown(url):
+    """A database URL without its password."""
+    try:
+        return sa_url.make_url(url).render_as_string(hide_password=True)
+    except Exception:  # not a URL SQLAlchemy reads: show it as it is
+        return url
 
 
 if __name__ == '__main__':

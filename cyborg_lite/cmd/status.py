@@ -107,13 +107,21 @@ def _first_line(exc: Exception) -> str:
     return (str(exc).strip().splitlines() or [type(exc).__name__])[0]
 
 
+DESCRIPTION = ('cyborg-lite-status: whether this deployment is ready to '
+               'run (database schema at head, policy file rules known).')
+
+
 def main(argv: list[str] | None = None) -> int:
+    argv = sys.argv[1:] if argv is None else argv
+    if '-h' in argv or '--help' in argv:
+        # oslo.upgradecheck's parser has no description of its own.
+        print(DESCRIPTION + '\n')
     conf = cfg.ConfigOpts()
     log.register_options(conf)
     cl_conf.register_opts(conf)
     process.quiet_libraries()
     return upgradecheck.main(conf, 'cyborg-lite', Checks(conf),
-                             argv=sys.argv[1:] if argv is None else argv,
+                             argv=argv,
                              default_config_files=[])
 
 

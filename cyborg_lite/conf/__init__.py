@@ -53,12 +53,12 @@ def register_opts(conf: cfg.ConfigOpts) -> None:
 
 
 def build_conf(args=None, default_config_files=None,
-               overrides=None) -> cfg.ConfigOpts:
+               overrides=None, description=None) -> cfg.ConfigOpts:
     """A fresh, parsed ConfigOpts with every cyborg-lite option.
 
     ``overrides`` maps ``(group, name)`` (group None for DEFAULT) to
     values and is how the all-in-one and the tests set options without
-    files.
+    files. ``description`` heads a console script's ``--help``.
     """
     conf = cfg.ConfigOpts()
     log.register_options(conf)
@@ -66,7 +66,8 @@ def build_conf(args=None, default_config_files=None,
     conf.set_default('use_stderr', True)
     register_opts(conf)
     conf(args or [], project='cyborg-lite',
-         default_config_files=default_config_files or [])
+         default_config_files=default_config_files or [],
+         description=description)
     for (group, name), value in (overrides or {}).items():
         conf.set_override(name, value, group=group)
     return conf

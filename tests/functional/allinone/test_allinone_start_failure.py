@@ -1,0 +1,20 @@
+"""``cyborg-lite-allinone`` that cannot start says why on the terminal,
+in one line naming the log, and exits 1."""
+
+import socket
+
+from cyborg_lite.cmd import allinone
+
+
+def test_a_port_in_use_is_named_with_what_to_do(tmp_path, capsys):
+    with socket.socket() as taken:
+        taken.bind(('127.0.0.1', 0))
+        taken.listen()
+        port = taken.getsockname()[1]
+        assert allinone.main(['--api-port', str(port), '--hosts', 'fake',
+                              '--state-dir', str(tmp_path)]) == 1
+    err = capsys.readouterr().err.strip().splitlines()
+    log = tmp_path / 'cyborg-lite.log'
+    assert err == ['cyborg-lite-allinone: port %d on 127.0.0.1 is in use: '
+                   'choose another with --api-port (log: %s)' % (port, log)]
+    assert 'Address already in use' in log.read_text()
