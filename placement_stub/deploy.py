@@ -162,6 +162,10 @@ class ContextMiddleware:
     @webob.dec.wsgify
     def __call__(self, req):
         version, error = self._version(req)
+        # Errors are JSON whatever the client accepts; handlers check the
+        # Accept header it sent.
+        if 'HTTP_ACCEPT' in req.environ:
+            req.environ['placement.accept'] = req.environ['HTTP_ACCEPT']
         req.environ['HTTP_ACCEPT'] = 'application/json'
         if error is not None:
             return error

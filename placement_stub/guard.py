@@ -37,8 +37,21 @@ def _query_error(query):
     return None
 
 
+def _as_wsgi_bytes(environ):
+    """PATH_INFO as PEP 3333 has it (bytes as latin-1): a host that calls
+    the app in-process (wsgi-intercept, as gabbi does) may pass text that
+    is decoded already, which WebOb cannot read."""
+    path = environ.get('PATH_INFO', '')
+    try:
+        path.encode('latin-1')
+    except UnicodeEncodeError:
+        environ['PATH_INFO'] = path.encode(
+            'utf-8', 'surrogatepass').decode('latin-1')
+
+
 def request_error(environ):
     """Why the request's path or query string is refused, or None."""
+    _as_wsgi_bytes(environ)
     error = _path_error(environ.get('PATH_INFO', ''))
     if error is None and environ.get('QUERY_STRING'):
         error = _query_error(environ['QUERY_STRING'])

@@ -148,11 +148,38 @@ def _route(req):
     raise errors.not_found('The resource could not be found.')
 
 
+def _check_framing(req):
+    """400 for a Content-Length that is not an integer, or a body with no
+    Content-Type, as Placement answers them."""
+    length = req.environ.get('CONTENT_LENGTH')
+    try:
+        has_body = bool(length) and int(length) > 0
+    except ValueError:
+        raise errors.bad_request('content-length header must be an integer')
+    if has_body and not req.environ.get('CONTENT_TYPE'):
+        raise errors.bad_request(
+            'content-type header required when content-length > 0')
+
+
+def _check_accept(req):
+    """406 for a GET whose Accept header takes no JSON (the version
+    document at ``/`` is served whatever it asks)."""
+    accept = req.environ.get('placement.accept')
+    if (req.method == 'GET' and req.path_info not in ('', '/')
+            and accept is not None
+            and not webob.acceptparse.create_accept_header(
+                accept).acceptable_offers(['application/json'])):
+        raise errors.http(webob.exc.HTTPNotAcceptable,
+                          'Only application/json is provided')
+
+
 def dispatch(environ, start_response):
     """WSGI app: route, call the handler, map errors to JSON."""
     req = webob.Request(environ)
     try:
+        _check_framing(req)
         handler = _route(req)
+        _check_accept(req)
         if handler in POLICIES:
             req.environ['placement.context'].can(POLICIES[handler])
         resp = handler(req)

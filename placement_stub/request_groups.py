@@ -41,6 +41,11 @@ class RequestGroup:
         return {name for names in self.required for name in names}
 
 
+_BAD_RESOURCES = ('Badly formed resources parameter. Expected resources '
+                  'query string parameter in form: '
+                  '?resources=VCPU:2,MEMORY_MB:1024. Got: %s.')
+
+
 def parse_resources(value: str) -> dict:
     """``"VCPU:1,MEMORY_MB:512"`` -> ``{"VCPU": 1, "MEMORY_MB": 512}``.
 
@@ -48,19 +53,23 @@ def parse_resources(value: str) -> dict:
     allocation can hold it, and the database compares amounts as 32-bit
     integers.
     """
+    if not value.strip():
+        raise QueryError(_BAD_RESOURCES % 'empty string')
     result = {}
     for item in value.split(','):
-        name, _, amount = item.strip().partition(':')
+        name, sep, amount = item.strip().partition(':')
+        if not sep or ':' in amount or not RESOURCE_RE.match(name):
+            raise QueryError(_BAD_RESOURCES % item)
         try:
             amount = int(amount)
         except ValueError:
-            amount = 0
-        if (not RESOURCE_RE.match(name) or not 1 <= amount <= common.MAX_INT
-                or name in result):
-            raise QueryError(
-                'Badly formed resources parameter. Expected resources query '
-                'string parameter in form: ?resources=VCPU:2,MEMORY_MB:1024. '
-                'Got: %s.' % value)
+            raise QueryError('Requested resource %s expected positive '
+                             'integer amount. Got: %s.' % (name, amount))
+        if amount < 1:
+            raise QueryError('Requested resource %s requires amount >= 1. '
+                             'Got: %d.' % (name, amount))
+        if amount > common.MAX_INT or name in result:
+            raise QueryError(_BAD_RESOURCES % value)
         result[name] = amount
     return result
 
