@@ -17,6 +17,8 @@ class Options:
     group_policy: str = 'none'
     limit: int = None
     same_subtree: list = dataclasses.field(default_factory=list)
+    # Before 1.29 a candidate takes from one provider per tree at most.
+    nested_aware: bool = True
 
 
 @dataclasses.dataclass
@@ -51,12 +53,13 @@ def candidate_roots(by_root, allowed_roots=None) -> list:
 
 
 def _group_choices(group, root, by_root):
-    """Each way one group can be served inside one tree."""
-    lists = [by_root[(group.suffix, rc)].get(root, [])
-             for rc in group.resources]
+    """Each way one group can be served inside one tree; a resourceless
+    group's providers serve the class None."""
+    classes = list(group.resources) or [None]
+    lists = [by_root[(group.suffix, rc)].get(root, []) for rc in classes]
     if group.suffix:
         common = set.intersection(*(set(rps) for rps in lists))
-        return [{rc: rp for rc in group.resources}
+        return [{rc: rp for rc in classes}
                 for rp in lists[0] if rp in common]
     return [dict(zip(group.resources, combo, strict=True))
             for combo in itertools.product(*lists)]
@@ -116,6 +119,8 @@ def _allocations(choice, amounts):
     allocations = {}
     for resources, served in zip(amounts, choice, strict=True):
         for rc, rp in served.items():
+            if rc is None:
+                continue
             per_rp = allocations.get(rp)
             if per_rp is None:
                 allocations[rp] = {rc: resources[rc]}
@@ -136,8 +141,14 @@ def _mappings(choice, suffixes):
     return mappings
 
 
+def _one_provider_per_tree(allocations, real_roots):
+    """Whether no two providers of ``allocations`` share a tree."""
+    roots = {real_roots.get(rp, rp) for rp in allocations}
+    return len(roots) == len(allocations)
+
+
 def _tree_candidates(root, groups, by_root, free, options, traits_of,
-                     parents):
+                     parents, real_roots):
     """The candidates of one tree, in the order of the groups' choices.
 
     A choice fits when every provider has the free capacity for what all
@@ -160,6 +171,9 @@ def _tree_candidates(root, groups, by_root, free, options, traits_of,
             continue
         if check_traits and not _traits_ok(choice, groups, traits_of):
             continue
+        if not options.nested_aware and not _one_provider_per_tree(
+                allocations, real_roots):
+            continue
         candidate = Candidate(allocations, _mappings(choice, suffixes))
         if options.same_subtree and not _same_subtree_ok(
                 candidate.mappings, options.same_subtree, parents):
@@ -168,14 +182,22 @@ def _tree_candidates(root, groups, by_root, free, options, traits_of,
 
 
 def combine(groups, rows_by_group, options, traits_of=None, parents=None,
-            allowed_roots=None) -> list:
-    """The allocation candidates, at most ``options.limit`` of them."""
+            allowed_roots=None, real_roots=None, seen=None) -> list:
+    """The allocation candidates, at most ``options.limit`` of them.
+
+    A row's root is the tree it serves: a sharing provider's rows come
+    once more under each root it shares with. ``real_roots`` maps a
+    provider to the root of its own tree; ``seen`` (the keys of the
+    candidates found so far) keeps a candidate found under two roots
+    from coming twice.
+    """
     by_root, free = _index(rows_by_group)
-    result, seen = [], set()
+    result = []
+    seen = set() if seen is None else seen
     for root in candidate_roots(by_root, allowed_roots):
         for candidate in _tree_candidates(root, groups, by_root, free,
                                           options, traits_of or {},
-                                          parents or {}):
+                                          parents or {}, real_roots or {}):
             key = _key(candidate)
             if key in seen:
                 continue

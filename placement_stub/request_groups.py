@@ -19,7 +19,7 @@ GROUP_PARAMS = ('resources', 'required', 'member_of', 'in_tree')
 class QueryError(ValueError):
     """A malformed query parameter; ``code`` is Placement's error code."""
 
-    def __init__(self, detail, code='placement.query.bad_value'):
+    def __init__(self, detail, code='placement.undefined_code'):
         super().__init__(detail)
         self.code = code
 
@@ -193,11 +193,12 @@ def _fill_group(group, prefix, values, version):
         group.member_of, group.forbidden_aggs = parse_member_of(
             values, version)
     elif prefix == 'in_tree':
-        if len(values) > 1 or not _is_uuid(values[0]):
+        value = values[-1].strip()
+        if not _is_uuid(value):
             raise QueryError('Invalid query string parameters: Expected '
-                             "'in_tree' parameter to be a valid UUID. "
-                             'Got: %s' % values[0])
-        group.in_tree = values[0]
+                             "'in_tree' parameter to be a format of uuid. "
+                             'Got: %s' % values[-1])
+        group.in_tree = value
 
 
 def parse_groups(params, version, allowed_globals) -> tuple:

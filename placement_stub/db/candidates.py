@@ -161,6 +161,10 @@ def tree_parents(ctx, root_ids) -> dict:
 def _slice_capacity_select(rc_id, amount):
     """(rp_id, root_id, free) for one class, for roots in (lo, hi].
 
+    ``free`` is the most one allocation may take: the free capacity, or
+    the max_unit if that is less (groups that take the same class from
+    one provider must stay within both together, as in Placement).
+
     Driven by the root index: ``resource_class_id + 0`` keeps SQLite from
     scanning every inventory of the class instead, and the usage is a
     correlated sum over the (provider, class, used) index.
@@ -172,7 +176,8 @@ def _slice_capacity_select(rc_id, amount):
             .scalar_subquery())
     free = ((inv.total - inv.reserved) * inv.allocation_ratio
             - sa.func.coalesce(used, 0))
-    return (sa.select(inv.resource_provider_id, rp.root_provider_id, free)
+    most = sa.case((free < inv.max_unit, free), else_=inv.max_unit)
+    return (sa.select(inv.resource_provider_id, rp.root_provider_id, most)
             .select_from(INV_T.join(RP_T,
                                     rp.id == inv.resource_provider_id))
             .where(inv.resource_class_id + 0 == rc_id,
@@ -182,6 +187,16 @@ def _slice_capacity_select(rc_id, amount):
                    rp.root_provider_id > sa.bindparam('lo'),
                    rp.root_provider_id <= sa.bindparam('hi'))
             .order_by(rp.root_provider_id, inv.resource_provider_id))
+
+
+def _slice_provider_select():
+    """(rp_id, root_id, 0) of every provider, for roots in (lo, hi]: what
+    a resourceless request group (1.36) may pick from."""
+    rp = RP_T.c
+    return (sa.select(rp.id, rp.root_provider_id, sa.literal(0))
+            .where(rp.root_provider_id > sa.bindparam('lo'),
+                   rp.root_provider_id <= sa.bindparam('hi'))
+            .order_by(rp.root_provider_id, rp.id))
 
 
 def _has_trait(rp_col, trait_ids):
@@ -229,6 +244,12 @@ class GroupQueries:
             for name, amount in group.resources.items():
                 self._stmts.append((group.suffix, name, self._statement(
                     rc_ids[name], amount, filters)))
+            if not group.resources:
+                # A resourceless group: any provider that passes its
+                # filters, under the class name None.
+                self._stmts.append((group.suffix, None, self._filtered(
+                    _slice_provider_select(), *filters,
+                    rp_col=RP_T.c.id)))
 
     @classmethod
     def _statement(cls, rc_id, amount, filters):
@@ -244,8 +265,7 @@ class GroupQueries:
 
     @staticmethod
     def _filtered(stmt, required, forbidden, member_of, forbidden_aggs,
-                  in_tree):
-        rp_col = INV_T.c.resource_provider_id
+                  in_tree, rp_col=INV_T.c.resource_provider_id):
         for ids in required:
             stmt = stmt.where(_has_trait(rp_col, list(ids)))
         if forbidden:
@@ -258,6 +278,24 @@ class GroupQueries:
             stmt = apply_in_tree(stmt, RP_T.c.root_provider_id, in_tree)
         return stmt
 
+    def sharing_rows(self, ctx, sharing_ids) -> dict:
+        """``{suffix: {rc: [(rp_id, root_id, free)]}}`` of the sharing
+        providers ``sharing_ids``, whatever their roots (a resourceless
+        group picks inside its tree only)."""
+        conn = ctx.session.connection()
+        params = {'lo': NO_LOWER_BOUND, 'hi': NO_UPPER_BOUND,
+                  'sharing': sorted(sharing_ids)}
+        result = {}
+        for suffix, name, stmt in self._stmts:
+            if name is None:
+                result.setdefault(suffix, {})[name] = []
+                continue
+            result.setdefault(suffix, {})[name] = conn.execute(
+                stmt.where(INV_T.c.resource_provider_id.in_(
+                    sa.bindparam('sharing', expanding=True))),
+                params).all()
+        return result
+
     def rows(self, ctx, lo=NO_LOWER_BOUND, hi=NO_UPPER_BOUND) -> dict:
         """``{suffix: {rc: [(rp_id, root_id, free)]}}`` for roots in
         (lo, hi]."""
@@ -268,6 +306,41 @@ class GroupQueries:
             result.setdefault(suffix, {})[name] = conn.execute(
                 stmt, params).all()
         return result
+
+
+SHARING_TRAIT = 'MISC_SHARES_VIA_AGGREGATE'
+
+
+@api.reader
+def sharing_anchors(ctx) -> dict:
+    """``{rp_id: roots}`` of every sharing provider (one with the trait
+    MISC_SHARES_VIA_AGGREGATE): the roots of the trees it shares its
+    resources with, those that have a provider in one of its aggregates,
+    its own root aside. Empty (one query) where nothing shares."""
+    conn = ctx.session.connection()
+    pt, t = PT_T.c, T_T.c
+    sharing = list(conn.execute(
+        sa.select(pt.resource_provider_id)
+        .select_from(PT_T.join(T_T, t.id == pt.trait_id))
+        .where(t.name == SHARING_TRAIT)).scalars())
+    if not sharing:
+        return {}
+    own_root = dict(conn.execute(
+        sa.select(RP_T.c.id, RP_T.c.root_provider_id)
+        .where(RP_T.c.id.in_(sharing))).all())
+    mine, peer = PA_T.alias('mine'), PA_T.alias('peer')
+    rows = conn.execute(
+        sa.select(mine.c.resource_provider_id, RP_T.c.root_provider_id)
+        .distinct()
+        .select_from(mine.join(peer, peer.c.aggregate_id
+                               == mine.c.aggregate_id)
+                     .join(RP_T, RP_T.c.id == peer.c.resource_provider_id))
+        .where(mine.c.resource_provider_id.in_(sharing))).all()
+    anchors = {rp_id: set() for rp_id in sharing}
+    for rp_id, root_id in rows:
+        if root_id != own_root.get(rp_id):
+            anchors[rp_id].add(root_id)
+    return anchors
 
 
 @api.reader

@@ -18,6 +18,7 @@ from placement_stub import errors
 from placement_stub.handlers import common
 from placement_stub import microversion as mv
 from placement_stub import request_groups
+from placement_stub.schemas import allocation_candidate as schema
 
 
 def _allowed_globals(version):
@@ -31,61 +32,114 @@ def _allowed_globals(version):
     return allowed
 
 
-def _check_group_params(groups, version):
-    for group in groups.values():
-        if not group.resources:
+def _check_orphans(groups):
+    """Before 1.36, every group needs resources."""
+    for key, attr in (('required', 'required'),
+                      ('member_of', 'member_of')):
+        orphans = ['%s%s' % (key, suffix) for suffix, group in groups.items()
+                   if not group.resources and (
+                       getattr(group, attr) or (
+                           group.forbidden if key == 'required'
+                           else group.forbidden_aggs))]
+        if orphans and key == 'required':
             raise errors.bad_request(
-                'All request groups must specify resources; resourceless '
-                'group %r is not supported.' % group.suffix)
-        for predicate, present, name in (
-                (mv.allow_candidate_traits, group.required or group.forbidden,
-                 'required'),
-                (mv.allow_candidate_member_of,
-                 group.member_of or group.forbidden_aggs, 'member_of'),
-                (mv.allow_candidate_in_tree, group.in_tree, 'in_tree')):
-            if present and not predicate(version):
-                raise errors.bad_request(
-                    'Invalid query string parameters: %s is not allowed '
-                    'at this microversion.' % name)
+                'All traits parameters must be associated with resources.  '
+                'Found the following orphaned traits keys: %s'
+                % ', '.join(orphans))
+        if orphans:
+            raise errors.bad_request(
+                'All member_of parameters must be associated with '
+                'resources. Found the following orphaned member_of keys: %s'
+                % ', '.join(orphans))
+    if not all(group.resources for group in groups.values()):
+        raise errors.bad_request('All request groups must specify resources.')
+    if not groups:
+        raise errors.bad_request(
+            'At least one request group (`resources` or `resources{$S}`) is '
+            'required.')
 
 
-def _options(groups, others):
-    policy = others.get('group_policy', [None])[-1]
+def _check_resourceless(groups, same_subtree):
+    """From 1.36: some group must have resources, and a suffixed group
+    without any must be in ``same_subtree``, whose suffixes must all be
+    groups'."""
+    resourceless = [s for s, group in groups.items() if not group.resources]
+    if len(resourceless) == len(groups):
+        raise errors.bad_request(
+            'There must be at least one resources or resources[$S] '
+            'parameter.', errors.QUERYPARAM_MISSING_VALUE)
+    in_subtree = set().union(*same_subtree)
+    bad = [s for s in resourceless if s not in in_subtree]
+    if bad:
+        raise errors.bad_request(
+            'Resourceless suffixed group request should be specified in '
+            '`same_subtree` query param: bad group(s) - %s.' % bad,
+            errors.QUERYPARAM_BAD_VALUE)
+    bad = [s for s in sorted(in_subtree) if s not in groups]
+    if bad:
+        raise errors.bad_request(
+            'Real suffixes should be specified in `same_subtree`: %s not '
+            'found in %s.' % (bad, list(groups)), errors.QUERYPARAM_BAD_VALUE)
+
+
+def _check_conflicts(groups):
+    """400 for a group that forbids every trait of one of its any-of
+    sets."""
+    conflicts = ['required%s: (%s)' % (suffix, ', '.join(sorted(names)))
+                 for suffix, group in groups.items()
+                 for names in group.required
+                 if names <= group.forbidden]
+    if conflicts:
+        raise errors.bad_request(
+            'Conflicting required and forbidden traits found in the '
+            'following traits keys: %s' % ', '.join(sorted(conflicts)))
+
+
+def _same_subtree(others):
+    """The ``same_subtree`` values as lists of suffixes."""
+    result = []
+    for value in others.get('same_subtree', []):
+        suffixes = list(dict.fromkeys(s.strip() for s in value.split(',')))
+        if '' in suffixes:
+            raise errors.bad_request(
+                'Empty string (unsuffixed group) can not be specified in '
+                '`same_subtree` ', errors.QUERYPARAM_BAD_VALUE)
+        result.append(suffixes)
+    return result
+
+
+def _options(groups, others, version):
+    """The request-wide parameters; the first of repeated values counts,
+    as in Placement."""
+    policy = others.get('group_policy', [None])[0]
     if policy is None and len([s for s in groups if s]) > 1:
         raise errors.bad_request(
             'The "group_policy" parameter is required when specifying more '
             'than one "resources{N}" parameter.')
-    if policy not in (None, 'none', 'isolate'):
-        raise errors.bad_request('Invalid query string parameters: '
-                                 "'%s' is not one of ['none', 'isolate']"
-                                 % policy)
-    limit = others.get('limit', [None])[-1]
+    limit = others.get('limit', [None])[0]
     if limit is not None:
-        if not limit.isdigit() or int(limit) < 1:
-            raise errors.bad_request('Invalid query string parameters: '
-                                     'limit must be a positive integer.')
+        common.validate_query_value('limit', limit, schema.LIMIT)
         limit = int(limit)
-    same_subtree = [value.split(',') for value in
-                    others.get('same_subtree', [])]
-    for suffixes in same_subtree:
-        if any(s not in groups for s in suffixes):
-            raise errors.bad_request(
-                'Real suffixes should be specified in same_subtree: %s'
-                % ','.join(suffixes))
-    return candidates.Options(policy or 'none', limit, same_subtree)
+    return candidates.Options(policy or 'none', limit,
+                              _same_subtree(others),
+                              mv.allow_nested_candidates(version))
 
 
 def _parse(req, version):
+    """The request groups and the other parameters, checked as
+    Placement checks them."""
+    common.validate_query(req, schema.get_schema(version))
     try:
         groups, others = request_groups.parse_groups(
             req.GET, version, _allowed_globals(version))
     except request_groups.QueryError as exc:
         raise errors.bad_request(str(exc), exc.code)
-    if '' not in groups and not groups:
-        raise errors.bad_request(
-            "Invalid query string parameters: 'resources' is a required "
-            "property")
-    _check_group_params(groups, version)
+    if mv.allow_same_subtree(version):
+        _check_resourceless(groups, _same_subtree(others))
+    else:
+        _check_orphans(groups)
+    if mv.allow_forbidden_traits(version):
+        _check_conflicts(groups)
     return groups, others
 
 
@@ -153,6 +207,37 @@ def _next_slice_size(wanted, found, roots_seen, previous):
                + 1)
 
 
+class _Sharing:
+    """The sharing providers and their rows for every request group,
+    added to each slice's rows under the roots they share with."""
+
+    def __init__(self, ctx, queries):
+        self.anchors = candidates_db.sharing_anchors(ctx)
+        self.rows = (queries.sharing_rows(ctx, self.anchors)
+                     if self.anchors else {})
+
+    def roots(self) -> dict:
+        """``{rp_id: root_id}`` of the sharing providers' own trees."""
+        return {row[0]: row[1] for per_rc in self.rows.values()
+                for rows in per_rc.values() for row in rows}
+
+    def add_to(self, rows_by_group, lo, hi) -> dict:
+        """``rows_by_group`` with each sharing row once more under each
+        root in (lo, hi] that its provider shares with."""
+        if not self.rows:
+            return rows_by_group
+        result = {}
+        for suffix, per_rc in rows_by_group.items():
+            result[suffix] = {}
+            for rc, rows in per_rc.items():
+                shared = [(rp_id, anchor, free)
+                          for rp_id, _root, free in self.rows[suffix][rc]
+                          for anchor in sorted(self.anchors[rp_id])
+                          if lo < anchor <= hi]
+                result[suffix][rc] = list(rows) + shared
+        return result
+
+
 def find_candidates(ctx, groups, options, others, version):
     """Allocation candidates for parsed request groups.
 
@@ -162,17 +247,20 @@ def find_candidates(ctx, groups, options, others, version):
     ordered = [groups[s] for s in sorted(groups)]
     queries = candidates_db.GroupQueries(ctx, ordered)
     filters = _Filters(ctx, groups, options, others, version)
-    found, root_of = [], {}
+    sharing = _Sharing(ctx, queries)
+    found, root_of, seen = [], sharing.roots(), set()
 
-    def add(rows_by_group, limit):
+    def add(rows_by_group, limit, lo=candidates_db.NO_LOWER_BOUND,
+            hi=candidates_db.NO_UPPER_BOUND):
+        for per_rc in rows_by_group.values():
+            for rows in per_rc.values():
+                root_of.update((row[0], row[1]) for row in rows)
+        rows_by_group = sharing.add_to(rows_by_group, lo, hi)
         allowed_roots, traits_of, parents = filters.load(ctx, rows_by_group)
         more = candidates.combine(
             ordered, rows_by_group,
             dataclasses.replace(options, limit=limit), traits_of, parents,
-            allowed_roots)
-        for per_rc in rows_by_group.values():
-            for rows in per_rc.values():
-                root_of.update((row[0], row[1]) for row in rows)
+            allowed_roots, root_of, seen)
         found.extend(more)
 
     if options.limit is None:
@@ -183,7 +271,8 @@ def find_candidates(ctx, groups, options, others, version):
         roots = candidates_db.next_roots(ctx, after, size)
         last = len(roots) < size
         hi = candidates_db.NO_UPPER_BOUND if last else roots[-1]
-        add(queries.rows(ctx, after, hi), options.limit - len(found))
+        add(queries.rows(ctx, after, hi), options.limit - len(found),
+            after, hi)
         if last:
             break
         after, roots_seen = hi, roots_seen + len(roots)
@@ -245,7 +334,7 @@ def list_allocation_candidates(req):
     version = common.version(req)
     ctx = common.context(req)
     groups, others = _parse(req, version)
-    options = _options(groups, others)
+    options = _options(groups, others, version)
     with ctx.facade.reader.using(ctx):
         found, root_of = find_candidates(ctx, groups, options, others,
                                          version)

@@ -121,6 +121,17 @@ def validate_query(req, schema) -> None:
                                  % exc)
 
 
+def validate_query_value(name, value, schema) -> None:
+    """400 unless the query parameter ``name`` is valid against
+    ``schema``, with the validator's report."""
+    try:
+        jsonschema.validate({name: value}, {
+            'type': 'object', 'properties': {name: schema}})
+    except jsonschema.ValidationError as exc:
+        raise errors.bad_request('Invalid query string parameters: %s'
+                                 % exc)
+
+
 def cacheable(req, resp) -> webob.Response:
     """``resp`` with Placement's cache headers from 1.15, for body-less
     answers that have them (those with a body get them anyway)."""

@@ -118,10 +118,10 @@ def test_forbidden_and_any_traits(client):
     assert_error(client.call('GET', '/allocation_candidates?resources_a='
                              'FPGA:1&required_a=in:CUSTOM_X,CUSTOM_Y',
                              version='1.38'), 400,
-                 'placement.query.bad_value')
+                 'placement.undefined_code')
     assert_error(client.call('GET', '/allocation_candidates?resources='
                              'FPGA:1&required=!CUSTOM_X', version='1.21'),
-                 400, 'placement.query.bad_value')
+                 400, 'placement.undefined_code')
 
 
 def test_group_policy_isolate(client):
@@ -153,11 +153,12 @@ def test_limit_in_tree_and_versions(client):
         client, 'resources=VCPU:1', version='1.33')['allocation_requests'][0]
     assert_error(client.call('GET', '/allocation_candidates?resources=VCPU:1',
                              version='1.9'), 404)
+    # Malformed parameters carry no code of their own, as in Placement.
     assert_error(client.call('GET', '/allocation_candidates?resources_1='
                              'VCPU:1', version='1.24'), 400,
-                 'placement.query.bad_value')
+                 'placement.undefined_code')
     assert_error(client.call('GET', '/allocation_candidates?resources=VCPU'),
-                 400, 'placement.query.bad_value')
+                 400, 'placement.undefined_code')
     assert_error(client.call('GET', '/allocation_candidates?resources=NOPE:1'),
                  400)
     assert_error(client.call('GET', '/allocation_candidates?resources=VCPU:1'

@@ -67,10 +67,10 @@ def test_nested_and_list_filters(client):
     assert uuids('required=in:CUSTOM_X,HW_CPU_X86_AVX') == {child}
     assert_error(client.call('GET', '/resource_providers?required=!CUSTOM_X',
                              version='1.21'), 400,
-                 'placement.query.bad_value')
+                 'placement.undefined_code')
     assert_error(client.call('GET', '/resource_providers?in_tree=x',
                              version='1.13'), 400,
-                 'placement.query.bad_value')
+                 'placement.undefined_code')
     assert_error(client.call('DELETE', '/resource_providers/' + root), 409,
                  'placement.resource_provider.cannot_delete_parent')
 
@@ -125,7 +125,7 @@ def test_bad_input_is_400(client):
     # error (PostgreSQL through psycopg 3 compares it as INTEGER).
     for path in ('/resource_providers', '/allocation_candidates'):
         assert_error(client.call('GET', path + '?resources=VCPU:99999999999'),
-                     400, 'placement.query.bad_value')
+                     400, 'placement.undefined_code')
 
 
 def test_resource_classes(client):
