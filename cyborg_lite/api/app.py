@@ -42,11 +42,7 @@ from cyborg_lite.api import guard
 from cyborg_lite.api import hooks
 from cyborg_lite.api import middleware
 from cyborg_lite.api import request
-from cyborg_lite.api import signatures
 from cyborg_lite.conductor import rpcapi
-
-
-signatures.memoize()
 
 
 def build_pecan_app(conf, conductor):

@@ -22,19 +22,58 @@ def list_rules():
 # candidate): a sixth of the API's own CPU per request. Edits to those
 # files still take effect, within this many seconds.
 POLICY_FILES_RECHECK_SECONDS = 1.0
+# The most decisions an enforcer remembers; past that it starts afresh.
+MAX_REMEMBERED_DECISIONS = 4096
 
 
 class Enforcer(policy.Enforcer):
     """oslo.policy's Enforcer, looking for new or changed policy files at
-    most once every :data:`POLICY_FILES_RECHECK_SECONDS`."""
+    most once every :data:`POLICY_FILES_RECHECK_SECONDS`, and remembering
+    its decisions (:meth:`allows`).
+
+    A decision depends only on the rules and on what the caller's
+    context holds (the target is the caller's own project), while
+    oslo.policy evaluates every rule anew on each check, inspecting each
+    check's signature and parsing each generic check's text: a fifth of
+    the API's own CPU per request. The remembered decisions are dropped
+    whenever the rules change.
+    """
 
     _next_files_check = 0.0
+    _rules_seen = None
+
+    def __init__(self, *args, **kwargs):
+        super().__init__(*args, **kwargs)
+        self._decisions = {}
 
     def load_rules(self, force_reload=False):
         now = time.monotonic()
         if force_reload or not self.rules or now >= self._next_files_check:
             super().load_rules(force_reload)
             self._next_files_check = now + POLICY_FILES_RECHECK_SECONDS
+            rules = frozenset((name, str(check))
+                              for name, check in self.rules.items())
+            if rules != self._rules_seen:
+                self._rules_seen = rules
+                self._decisions = {}
+
+    def allows(self, rule, ctx):
+        """Whether ``ctx``'s caller may do ``rule`` in its own project."""
+        self.load_rules()
+        key = (rule, ctx.project_id, ctx.user_id, frozenset(ctx.roles),
+               ctx.is_admin, frozenset(ctx.service_roles),
+               ctx.system_scope, ctx.domain_id)
+        decisions = self._decisions
+        try:
+            return decisions[key]
+        except KeyError:
+            pass
+        target = {'project_id': ctx.project_id, 'user_id': ctx.user_id}
+        allowed = self.enforce(rule, target, ctx.to_policy_values())
+        if len(decisions) >= MAX_REMEMBERED_DECISIONS:
+            decisions = self._decisions = {}
+        decisions[key] = allowed
+        return allowed
 
 
 def get_enforcer(conf=None):
@@ -57,8 +96,7 @@ def authorize(enforcer, rule, ctx):
     project) is refused here by the same ``scope_types``, because
     oslo.policy takes a token without system or domain for a project's.
     """
-    target = {'project_id': ctx.project_id, 'user_id': ctx.user_id}
-    allowed = enforcer.enforce(rule, target, ctx.to_policy_values())
+    allowed = enforcer.allows(rule, ctx)
     if allowed and not ctx.project_scoped:
         registered = enforcer.registered_rules.get(rule)
         allowed = registered is not None and any(

@@ -63,7 +63,7 @@ def _parse_ops(arq_uuid, ops, version, ctx):
     return 'bind', fields
 
 
-class AcceleratorRequestsController(base.RestController):
+class AcceleratorRequestsController(base.Controller):
 
     @pecan.expose('json')
     def get_all(self, **kwargs):

@@ -1,30 +1,19 @@
 """The base class and small helpers every v2 controller uses."""
 
-import inspect
-
 import pecan
-from pecan import rest
 
 from cyborg_lite import exception
 from cyborg_lite import policies
 from cyborg_lite.api import views
 
 
-class RestController(rest.RestController):
-    """Pecan's REST controller, whose path segments are never attributes.
-
-    Pecan takes a segment that names an attribute of the controller for
-    a sub-controller: ``/devices/__class__`` routed into the class and
-    failed with a 500, and ``/device_profiles/_custom_actions`` did not
-    reach ``get_one``. The v2 controllers have no sub-controllers, only
-    handlers, so a segment that names anything but a handler method is
-    an id (:class:`~cyborg_lite.api.guard.RequestGuard` allows ids only
-    where the route has one).
+class Controller:
+    """A collection's handlers: ``get_all``, ``get_one``, ``post``,
+    ``patch``, ``delete`` and actions, each exposed to Pecan. The root
+    controller's route table (:mod:`cyborg_lite.api.controllers.root`)
+    picks the handler; nothing here is routed by attribute, so a path
+    segment is never taken for an attribute of a controller.
     """
-
-    def _lookup_child(self, remainder):
-        child = super()._lookup_child(remainder)
-        return child if inspect.ismethod(child) else None
 
 
 def expose_no_body(handler):

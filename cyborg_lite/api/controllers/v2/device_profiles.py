@@ -19,7 +19,7 @@ def _names(value):
     return names
 
 
-class DeviceProfilesController(base.RestController):
+class DeviceProfilesController(base.Controller):
 
     @pecan.expose('json')
     def get_all(self, **kwargs):

@@ -39,8 +39,7 @@ def _deployable_filters():
     return filters
 
 
-class DevicesController(base.RestController):
-    _custom_actions = {'enable': ['POST'], 'disable': ['POST']}
+class DevicesController(base.Controller):
 
     @pecan.expose('json')
     def get_all(self, **kwargs):
@@ -73,7 +72,7 @@ class DevicesController(base.RestController):
                                 model.DeviceStatus.MAINTAINING.value)
 
 
-class DeployablesController(base.RestController):
+class DeployablesController(base.Controller):
 
     @pecan.expose('json')
     def get_all(self, **kwargs):
@@ -104,7 +103,7 @@ class DeployablesController(base.RestController):
         return views.deployable(base.base_url(), dep)
 
 
-class AttributesController(base.RestController):
+class AttributesController(base.Controller):
 
     @pecan.expose('json')
     def get_all(self, **kwargs):
