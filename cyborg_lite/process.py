@@ -10,7 +10,9 @@ console-script layer.
 """
 
 import logging
+import os
 import signal
+import sys
 import threading
 import warnings
 
@@ -30,6 +32,17 @@ def setup(argv, description=None, overrides=None):
 
 
 def setup_logging(conf):
+    """Set up oslo.log; a log file whose directory does not exist ends
+    the process with one line that says so (oslo.log raised a
+    FileNotFoundError traceback)."""
+    if conf.log_file:
+        path = os.path.join(conf.log_dir or '', conf.log_file)
+        directory = os.path.dirname(os.path.abspath(path))
+        if not os.path.isdir(directory):
+            raise SystemExit(
+                '%s: cannot write the log file %s: the directory %s does '
+                'not exist (create it, or change log_file or log_dir)'
+                % (os.path.basename(sys.argv[0]), path, directory))
     log.setup(conf, 'cyborg-lite')
     quiet_libraries()
 
