@@ -113,6 +113,27 @@ def _parse_trait_list(value, version) -> tuple:
     return required, forbidden
 
 
+def parse_root_required(values, version) -> tuple:
+    """``root_required`` -> (list of one-trait sets, forbidden set): given
+    once, without ``in:``, and with no trait both required and
+    forbidden."""
+    if len(values) > 1:
+        raise QueryError("Query parameter 'root_required' may be specified "
+                         "only once.", 'placement.query.duplicate_key')
+    if values[0].startswith('in:'):
+        raise QueryError("Invalid query string parameters: The format "
+                         "'in:HW_CPU_X86_VMX,CUSTOM_MAGIC' only supported "
+                         "since microversion 1.39. Got: %s" % values[0])
+    required, forbidden = _parse_trait_list(values[0], version)
+    conflicts = sorted(name for names in required for name in names
+                       if name in forbidden)
+    if conflicts:
+        raise QueryError('Conflicting required and forbidden traits found '
+                         'in root_required: %s' % ', '.join(conflicts),
+                         'placement.query.bad_value')
+    return required, forbidden
+
+
 def parse_traits(values, version) -> tuple:
     """Values of ``required`` -> (list of any-of sets, forbidden set).
 
@@ -131,28 +152,41 @@ def parse_traits(values, version) -> tuple:
     return required, forbidden
 
 
-def parse_member_of(values, version) -> tuple:
-    """Values of ``member_of`` -> (list of any-of sets, forbidden set)."""
-    if len(values) > 1 and not mv.allow_multi_member_of(version):
-        raise QueryError('Multiple member_of parameters are not supported.')
-    any_of, forbidden = [], set()
-    for value in values:
-        negate = value.startswith('!')
-        if negate:
-            if not mv.allow_forbidden_aggregates(version):
-                raise QueryError('Forbidden member_of parameters are not '
-                                 'supported in the specified microversion')
-            value = value[1:]
-        uuids = value[3:] if value.startswith('in:') else value
-        uuids = {u.strip() for u in uuids.split(',')}
-        if not uuids or '' in uuids or not all(_is_uuid(u) for u in uuids):
+def _parse_one_member_of(value) -> tuple:
+    """One ``member_of`` value -> (any-of set, forbidden set): a uuid,
+    ``!uuid``, ``in:a,b`` or ``!in:a,b``."""
+    if ',' in value and not value.startswith(('in:', '!in:')):
+        raise QueryError("Multiple values for 'member_of' must be prefixed "
+                         "with the 'in:' or '!in:' keyword using the valid "
+                         "microversion. Got: %s" % value)
+    negate = value.startswith('!')
+    uuids = value[1:] if negate else value
+    if uuids.startswith('in:'):
+        uuids = uuids[3:]
+    uuids = set(uuids.split(','))
+    for uuid in sorted(uuids):
+        if not _is_uuid(uuid):
             raise QueryError('Invalid query string parameters: Expected '
                              "'member_of' parameter to contain valid UUID(s)."
-                             ' Got: %s' % value)
-        if negate:
-            forbidden |= uuids
-        else:
-            any_of.append(uuids)
+                             ' Got: %s' % uuid)
+    return (set(), uuids) if negate else (uuids, set())
+
+
+def parse_member_of(values, version, suffix='') -> tuple:
+    """Values of ``member_of`` -> (list of any-of sets, forbidden set)."""
+    if len(values) > 1 and not mv.allow_multi_member_of(version):
+        raise QueryError('Multiple member_of%s parameters are not '
+                         'supported' % suffix)
+    any_of, forbidden = [], set()
+    for value in values:
+        required, negated = _parse_one_member_of(value)
+        if required:
+            any_of.append(required)
+        if negated and not mv.allow_forbidden_aggregates(version):
+            raise QueryError('Forbidden member_of%s parameters are not '
+                             'supported in the specified microversion'
+                             % suffix)
+        forbidden |= negated
     return any_of, forbidden
 
 
@@ -191,7 +225,7 @@ def _fill_group(group, prefix, values, version):
         group.forbidden |= forbidden
     elif prefix == 'member_of':
         group.member_of, group.forbidden_aggs = parse_member_of(
-            values, version)
+            values, version, group.suffix)
     elif prefix == 'in_tree':
         value = values[-1].strip()
         if not _is_uuid(value):

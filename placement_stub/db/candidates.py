@@ -240,7 +240,8 @@ class GroupQueries:
                 if group.suffix else ()
             filters = (required, forbidden,
                        tuple(tuple(sorted(u)) for u in group.member_of),
-                       tuple(sorted(group.forbidden_aggs)), group.in_tree)
+                       tuple(sorted(group.forbidden_aggs)), group.in_tree,
+                       not group.suffix)
             for name, amount in group.resources.items():
                 self._stmts.append((group.suffix, name, self._statement(
                     rc_ids[name], amount, filters)))
@@ -265,15 +266,25 @@ class GroupQueries:
 
     @staticmethod
     def _filtered(stmt, required, forbidden, member_of, forbidden_aggs,
-                  in_tree, rp_col=INV_T.c.resource_provider_id):
+                  in_tree, tree_wide, rp_col=INV_T.c.resource_provider_id):
+        """``stmt`` with a group's filters. ``tree_wide`` (the unsuffixed
+        group): an aggregate of a tree's root counts for every provider
+        of the tree, as in Placement."""
+        def in_aggregates(uuids):
+            member = _in_aggregates(rp_col, uuids)
+            if tree_wide:
+                member = member | _in_aggregates(RP_T.c.root_provider_id,
+                                                 uuids)
+            return member
+
         for ids in required:
             stmt = stmt.where(_has_trait(rp_col, list(ids)))
         if forbidden:
             stmt = stmt.where(~_has_trait(rp_col, list(forbidden)))
         for uuids in member_of:
-            stmt = stmt.where(_in_aggregates(rp_col, uuids))
+            stmt = stmt.where(in_aggregates(uuids))
         if forbidden_aggs:
-            stmt = stmt.where(~_in_aggregates(rp_col, forbidden_aggs))
+            stmt = stmt.where(~in_aggregates(forbidden_aggs))
         if in_tree:
             stmt = apply_in_tree(stmt, RP_T.c.root_provider_id, in_tree)
         return stmt
@@ -392,7 +403,7 @@ def tree_details(ctx, root_ids, with_traits: bool) -> tuple:
         stmt = (sa.select(pt.resource_provider_id, t.name)
                 .select_from(PT_T.join(RP_T, rp.id == pt.resource_provider_id)
                              .join(T_T, t.id == pt.trait_id))
-                .where(in_trees).order_by(t.name))
+                .where(in_trees).order_by(t.id))
         for rp_id, name in conn.execute(stmt).all():
             trait_names.setdefault(rp_id, []).append(name)
     return capacities, usages, trait_names

@@ -157,8 +157,8 @@ class _Filters:
         self.root_traits = None
         if values:
             try:
-                self.root_traits = request_groups.parse_traits(values,
-                                                               version)
+                self.root_traits = request_groups.parse_root_required(
+                    values, version)
             except request_groups.QueryError as exc:
                 raise errors.bad_request(str(exc), exc.code)
             candidates_db.trait_ids_or_400(
