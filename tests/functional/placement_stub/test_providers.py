@@ -2,6 +2,9 @@
 
 import uuid
 
+import os_resource_classes
+import os_traits
+
 from tests.functional.placement_stub.conftest import assert_error
 
 
@@ -15,7 +18,10 @@ def test_version_document(client):
 def test_microversion_headers_and_errors(client):
     resp = client.call('GET', '/resource_providers', version='1.14')
     assert resp.headers['OpenStack-API-Version'] == 'placement 1.14'
-    assert_error(client.call('GET', '/', version='1.99'), 406)
+    # A 406 says which versions are served, as Placement's does.
+    unacceptable = assert_error(client.call('GET', '/', version='1.99'), 406)
+    assert unacceptable['max_version'] == '1.39'
+    assert unacceptable['min_version'] == '1.0'
     assert_error(client.call('GET', '/', version='foo'), 400)
     latest = client.call('GET', '/resource_classes', version='latest')
     assert latest.headers['OpenStack-API-Version'] == 'placement 1.39'
@@ -196,3 +202,19 @@ def test_noauth_roles(client):
     assert_error(resp, 403)
     assert client.call('GET', '/', headers={
         'X-Roles': 'member'}).status_int == 200
+
+
+def test_standard_names_are_those_of_os_traits_and_os_resource_classes(
+        client):
+    """Every trait of os-traits (those a Nova compute driver reports,
+    COMPUTE_ADDRESS_SPACE_EMULATED and the like) and every class of
+    os-resource-classes is known, and standard: not to be deleted."""
+    traits = set(client.call('GET', '/traits', status=200).json['traits'])
+    assert set(os_traits.get_traits()) <= traits
+    assert 'COMPUTE_ADDRESS_SPACE_EMULATED' in traits
+    classes = {rc['name'] for rc in client.call(
+        'GET', '/resource_classes', status=200).json['resource_classes']}
+    assert set(os_resource_classes.STANDARDS) <= classes
+    assert_error(client.call('DELETE', '/traits/COMPUTE_MEM_BACKING_FILE'),
+                 400)
+    assert_error(client.call('DELETE', '/resource_classes/PGPU'), 400)
