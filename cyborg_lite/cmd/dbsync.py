@@ -3,8 +3,6 @@
 import argparse
 import sys
 
-from sqlalchemy.engine import url as sa_url
-
 from cyborg_lite import process
 from cyborg_lite.db import engine
 from cyborg_lite.db import migration
@@ -26,7 +24,7 @@ def main(argv=None):
     conf = process.setup([a for path in args.config_file
                           for a in ('--config-file', path)])
     print('cyborg-lite-dbsync: database %s%s' % (
-        _shown(conf.database.connection),
+        engine.shown_url(conf.database.connection),
         '' if args.config_file else
         ' (no --config-file: the default, in the current directory)'),
         file=sys.stderr)
@@ -42,14 +40,6 @@ def main(argv=None):
               "No schema: the database is empty (run 'cyborg-lite-dbsync "
               "upgrade').")
     return 0
-
-
-def _shown(url):
-    """A database URL without its password."""
-    try:
-        return sa_url.make_url(url).render_as_string(hide_password=True)
-    except Exception:  # not a URL SQLAlchemy reads: show it as it is
-        return url
 
 
 if __name__ == '__main__':

@@ -37,6 +37,15 @@ class Checks(upgradecheck.UpgradeCommands):
         self.conf = conf
 
     def _check_database(self) -> Result:
+        result = self._check_schema()
+        where = engine.shown_url(self.conf.database.connection)
+        if self.conf.config_file:
+            return Result(result.code, 'Database %s: %s' % (
+                where, result.details))
+        return Result(result.code, 'Database %s (the default: no '
+                      '--config-file): %s' % (where, result.details))
+
+    def _check_schema(self) -> Result:
         # Fail fast: an unreachable database is the answer, not a wait.
         self.conf.set_override('max_retries', 0, group='database')
         try:

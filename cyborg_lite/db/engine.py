@@ -33,6 +33,14 @@ LOG = logging.getLogger(__name__)
 _WRITE_VERBS = ('INSERT', 'UPDATE', 'DELETE')
 
 
+def shown_url(url: str) -> str:
+    """A database URL as it may be printed: without its password."""
+    try:
+        return sa.engine.make_url(url).render_as_string(hide_password=True)
+    except Exception:  # not a URL SQLAlchemy reads: nothing to hide
+        return url
+
+
 class RetryTransaction(Exception):
     """Raised inside a writer to start the whole transaction again, for
     example after losing a compare-and-swap race."""

@@ -18,7 +18,9 @@ def _conf(tmp_path, policy=None):
 def test_no_schema_fails_then_upgrade_passes(tmp_path, capsys):
     conf = _conf(tmp_path)
     assert status.main(['--config-file', conf, 'upgrade', 'check']) == 2
-    assert 'no schema' in capsys.readouterr().out
+    out = ' '.join(capsys.readouterr().out.replace('|', ' ').split())
+    assert 'no schema' in out
+    assert 'Database sqlite:///' in out
     assert dbsync.main(['--config-file', conf, 'upgrade']) == 0
     assert status.main(['--config-file', conf, 'upgrade', 'check']) == 0
 
