@@ -75,14 +75,14 @@ API_RULES = [
 
 def list_rules():
     """Every rule with its default, for the enforcer and the policy
-    generator."""
-    rules = [policy.RuleDefault(ADMIN_API, 'role:admin',
-                                description=BASE_RULES[0][2],
-                                scope_types=['project'])]
-    for name, check, description in BASE_RULES[1:]:
+    generator. The base rules but ``admin_api`` itself fall back to the
+    deprecated ``role:admin`` while new defaults are not enforced."""
+    rules = []
+    for name, check, description in BASE_RULES:
         rules.append(policy.RuleDefault(
             name, check, description=description, scope_types=['project'],
-            deprecated_rule=_DEPRECATED_ADMIN))
+            deprecated_rule=None if name == ADMIN_API
+            else _DEPRECATED_ADMIN))
     for name, check in API_RULES:
         rules.append(policy.RuleDefault(
             name, check, description='Placement API: %s.' % name,

@@ -34,24 +34,23 @@ def _allowed_globals(version):
 
 def _check_orphans(groups):
     """Before 1.36, every group needs resources."""
-    for key, attr in (('required', 'required'),
-                      ('member_of', 'member_of')):
-        orphans = ['%s%s' % (key, suffix) for suffix, group in groups.items()
-                   if not group.resources and (
-                       getattr(group, attr) or (
-                           group.forbidden if key == 'required'
-                           else group.forbidden_aggs))]
-        if orphans and key == 'required':
-            raise errors.bad_request(
-                'All traits parameters must be associated with resources.  '
-                'Found the following orphaned traits keys: %s'
-                % ', '.join(orphans))
-        if orphans:
-            raise errors.bad_request(
-                'All member_of parameters must be associated with '
-                'resources. Found the following orphaned member_of keys: %s'
-                % ', '.join(orphans))
-    if not all(group.resources for group in groups.values()):
+    resourceless = {suffix: group for suffix, group in groups.items()
+                    if not group.resources}
+    orphans = ['required' + suffix for suffix, group in resourceless.items()
+               if group.required]
+    if orphans:
+        raise errors.bad_request(
+            'All traits parameters must be associated with resources.  '
+            'Found the following orphaned traits keys: %s'
+            % ', '.join(orphans))
+    orphans = ['member_of' + suffix for suffix, group in resourceless.items()
+               if group.member_of or group.forbidden_aggs]
+    if orphans:
+        raise errors.bad_request(
+            'All member_of parameters must be associated with resources. '
+            'Found the following orphaned member_of keys: %s'
+            % ', '.join(orphans))
+    if resourceless:
         raise errors.bad_request('All request groups must specify resources.')
     if not groups:
         raise errors.bad_request(

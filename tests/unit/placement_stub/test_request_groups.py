@@ -44,3 +44,36 @@ def test_parse_groups():
     assert others == {'group_policy': ['none']}
     with pytest.raises(rg.QueryError):
         rg.parse_groups(MultiDict([('bogus', '1')]), (1, 36), set())
+
+
+def test_repeated_required_before_any_traits_keeps_the_last():
+    """Before 1.39 only the last ``required`` counts, as in Placement."""
+    assert rg.parse_traits(['A', 'B'], (1, 38)) == ([{'B'}], set())
+    assert rg.parse_traits(['A', 'B'], (1, 39)) == ([{'A'}, {'B'}], set())
+    with pytest.raises(rg.QueryError, match='empty trait'):
+        rg.parse_traits(['A,,B'], (1, 22))
+
+
+def test_parse_member_of():
+    a, b = ('aaaaaaaa-aaaa-aaaa-aaaa-aaaaaaaaaaaa',
+            'bbbbbbbb-bbbb-bbbb-bbbb-bbbbbbbbbbbb')
+    assert rg.parse_member_of(['in:%s,%s' % (a, b), '!' + a], (1, 32)) == (
+        [{a, b}], {a})
+    assert rg.parse_member_of(['!in:%s,%s' % (a, b)], (1, 32)) == (
+        [], {a, b})
+    with pytest.raises(rg.QueryError, match="prefixed with the 'in:'"):
+        rg.parse_member_of(['%s,%s' % (a, b)], (1, 32))
+    with pytest.raises(rg.QueryError, match='not supported in the'):
+        rg.parse_member_of(['!' + a], (1, 31))
+    with pytest.raises(rg.QueryError, match='not supported'):
+        rg.parse_member_of([a, b], (1, 23))
+
+
+def test_parse_root_required():
+    assert rg.parse_root_required(['A,!B'], (1, 35)) == ([{'A'}], {'B'})
+    for values, code in ((['A', 'B'], 'placement.query.duplicate_key'),
+                         (['A,!A'], 'placement.query.bad_value'),
+                         (['in:A,B'], 'placement.undefined_code')):
+        with pytest.raises(rg.QueryError) as raised:
+            rg.parse_root_required(values, (1, 39))
+        assert raised.value.code == code
