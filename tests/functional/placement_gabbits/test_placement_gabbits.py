@@ -8,6 +8,8 @@ loader (``gabbi.driver.build_tests`` with ``intercept=`` and
 fixtures of :mod:`.fixtures`. The tests placement_stub does not run are
 listed, each with its reason, in ``skips.yaml`` beside this file;
 gabbi's own ``skip`` marks them, so the tests after them still run.
+Each file is one pytest test, which fails naming every YAML test of the
+file that failed.
 
 ``tox -e placement-gabbits`` runs just this suite.
 """
@@ -17,7 +19,6 @@ import os
 import unittest
 
 from gabbi import driver
-from gabbi import reporter
 import pytest
 import yaml
 
@@ -77,42 +78,38 @@ def selected_files():
     return {name.strip() for name in names.split(',') if name.strip()}
 
 
-def test_gabbi(test, result):
-    """One gabbi test (parametrised below)."""
-    if result:
-        test(result)
-    else:
-        test()
+def test_gabbi_file(suite):
+    """Every test of one YAML file, run by gabbi's own suite (which
+    starts the file's fixtures first and stops them last): none may fail
+    or err. Skipped tests are those of ``skips.yaml``."""
+    result = unittest.TestResult()
+    suite.run(result)
+    problems = ['%s: %s' % (getattr(test, 'test_data', {}).get(
+                                'name', test.id()),
+                            ' '.join(trace.split())[-400:])
+                for test, trace in result.failures + result.errors]
+    assert not problems, '\n'.join(problems)
+    assert result.testsRun == suite.countTestCases()
 
 
 def pytest_generate_tests(metafunc):
-    """Parametrise :func:`test_gabbi` with every test of every file, as
-    ``gabbi.driver.py_test_generator`` does; gabbi's pytest plugin
-    starts a file's fixtures before its first test and stops them after
-    its last."""
-    if metafunc.function is not test_gabbi:
+    """Parametrise :func:`test_gabbi_file` with one suite per YAML file.
+
+    (gabbi's pytest plugin, which makes each YAML test a pytest item,
+    takes every parametrised item of the session whose id holds a colon
+    for one of its own, so it cannot run beside the rest of the suite.)
+    """
+    if metafunc.function is not test_gabbi_file:
         return
     path = gabbits_dir()
     if path is None:
-        metafunc.parametrize('test, result', [pytest.param(
-            None, None, marks=pytest.mark.skip(
+        metafunc.parametrize('suite', [pytest.param(
+            None, marks=pytest.mark.skip(
                 reason='openstack-placement is not installed'))])
         return
-    metafunc.config.pluginmanager.import_plugin('gabbi.pytester')
-    result = reporter.PyTestResult()
-    ids, params = [], []
     wanted = selected_files()
-    for suite in file_suites(path):
-        if not getattr(suite, '_tests', None):
-            continue
-        if wanted and suite._tests[0].test_base_name not in wanted:
-            continue
-        name = '%s:%s' % (__name__, suite._tests[0].__class__.__name__)
-        ids.append('start_' + name)
-        params.append((suite.start, result))
-        for test in suite:
-            ids.append('%s:%s' % (__name__, test.__class__.__name__))
-            params.append((test, result))
-        ids.append('stop_' + name)
-        params.append((suite.stop, None))
-    metafunc.parametrize('test, result', params, ids=ids)
+    suites = [suite for suite in file_suites(path)
+              if getattr(suite, '_tests', None) and
+              (not wanted or suite._tests[0].test_base_name in wanted)]
+    metafunc.parametrize('suite', suites, ids=[
+        suite._tests[0].test_base_name for suite in suites])
