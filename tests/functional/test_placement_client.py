@@ -8,19 +8,13 @@ import pytest
 
 from cyborg_lite import conf as cyborg_conf
 from cyborg_lite.conductor import placement
-from placement_stub.fixture import PlacementFixture
 from tests.fixtures import real_placement
 
 
-@pytest.fixture(scope='module', params=['placement_stub', 'placement'])
+@pytest.fixture(scope='module', params=real_placement.UNDER_TEST)
 def stub(request):
-    if request.param == 'placement':
-        if not real_placement.available():
-            pytest.skip('openstack-placement is not installed')
-        yield real_placement.shared()
-        return
-    with PlacementFixture() as fixture:
-        yield fixture
+    with real_placement.under_test(request.param) as under_test:
+        yield under_test
 
 
 @pytest.fixture

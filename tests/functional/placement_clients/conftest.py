@@ -4,17 +4,11 @@ test asks only what Placement itself answers, against the real Placement
 
 import pytest
 
-from placement_stub.fixture import PlacementFixture
 from tests.fixtures import real_placement
 
 
-@pytest.fixture(scope='module', params=['placement_stub', 'placement'])
+@pytest.fixture(scope='module', params=real_placement.UNDER_TEST)
 def placement(request):
     """An object with ``endpoint``: the Placement under test."""
-    if request.param == 'placement':
-        if not real_placement.available():
-            pytest.skip('openstack-placement is not installed')
-        yield real_placement.shared()
-        return
-    with PlacementFixture() as fixture:
-        yield fixture
+    with real_placement.under_test(request.param) as under_test:
+        yield under_test
