@@ -1,6 +1,6 @@
 """``placement-stub-manage``: the stub's database, as ``placement-manage``.
 
-    placement-stub-manage --config-file /etc/placement-stub/placement-stub.conf db sync
+    placement-stub-manage --config-file placement-stub.conf db sync
 
 ``db sync`` runs the migrations and adds the standard resource classes
 and traits (os-resource-classes, os-traits). Run it once before starting
