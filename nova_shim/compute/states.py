@@ -47,7 +47,7 @@ TASK_API_STATUS = {REBOOTING: 'REBOOT', REBOOTING_HARD: 'HARD_REBOOT',
 
 ALLOWED_VM_STATES = {
     'start': {STOPPED},
-    'stop': {ACTIVE, PAUSED, ERROR},
+    'stop': {ACTIVE, ERROR},  # as Nova 34's check_instance_state
     'reboot': {ACTIVE, PAUSED, STOPPED, ERROR},
     'pause': {ACTIVE},
     'unpause': {PAUSED},

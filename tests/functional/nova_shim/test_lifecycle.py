@@ -96,6 +96,10 @@ def test_pause_and_unpause(chain, server):
         'PAUSED', 3)
     assert paused['hostdevs'] == expected_hostdevs(
         paused['accelerator_requests'])
+    # Nova stops only ACTIVE and ERROR instances.
+    refused = chain.action(server, {'os-stop': None})
+    assert refused.status_code == 409, refused.text
+    assert 'paused' in refused.json()['conflictingRequest']['message']
     assert chain.action(server, {'unpause': None}).status_code == 202
     assert_running_with_accelerators(chain, server, arqs)
 
