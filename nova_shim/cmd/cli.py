@@ -133,7 +133,18 @@ def run(client: Client, args: argparse.Namespace) -> int:
                     json=SIMPLE_ACTIONS[args.command])
     if args.command == 'unshelve' and args.wait:
         _print_server(_wait(client, server_id, args.timeout))
+    elif args.command == 'delete':
+        print('%s  %-20s deleted' % (server_id, args.server))
+    elif args.command != 'show':
+        _print_state(client.call('GET', path)['server'])
     return 0
+
+
+def _print_state(server: dict) -> None:
+    """One line: the server's state after an action was accepted."""
+    print('%s  %-20s %s  (task: %s, power state: %s)' % (
+        server['id'], server['name'], server['status'],
+        server['OS-EXT-STS:task_state'], server['OS-EXT-STS:power_state']))
 
 
 def parser() -> argparse.ArgumentParser:

@@ -36,10 +36,16 @@ def test_cli_lifecycle(chain, capsys):
     assert 'Bound' in out and 'hostdev' in out and 'pci' in out
     code, out, _ = nova_shim(chain, capsys, 'list')
     assert 'cli-vm' in out and 'ACTIVE' in out
-    for command in (['stop'], ['start'], ['reboot'], ['reboot', '--hard'],
-                    ['pause'], ['unpause'], ['rebuild']):
-        code, _, err = nova_shim(chain, capsys, *command, 'cli-vm')
+    for command, status in ((['stop'], 'SHUTOFF'), (['start'], 'ACTIVE'),
+                            (['reboot'], None), (['reboot', '--hard'], None),
+                            (['pause'], 'PAUSED'), (['unpause'], 'ACTIVE'),
+                            (['rebuild'], None)):
+        code, out, err = nova_shim(chain, capsys, *command, 'cli-vm')
         assert code == 0, (command, err)
+        # Each prints the state the server is in once accepted.
+        assert 'cli-vm' in out and '(task: ' in out, (command, out)
+        if status is not None:
+            assert ' %s ' % status in out, (command, out)
     code, out, _ = nova_shim(chain, capsys, 'show', 'cli-vm')
     assert 'ACTIVE' in out and 'hostdev' in out
     assert nova_shim(chain, capsys, 'shelve', 'cli-vm')[0] == 0
@@ -53,7 +59,8 @@ def test_cli_lifecycle(chain, capsys):
         code, _, err = nova_shim(chain, capsys, *command)
         assert code == 1, command
         assert 'not supported with instances that have accelerators' in err
-    assert nova_shim(chain, capsys, 'delete', 'cli-vm')[0] == 0
+    code, out, _ = nova_shim(chain, capsys, 'delete', 'cli-vm')
+    assert code == 0 and 'cli-vm' in out and 'deleted' in out
     code, _, err = nova_shim(chain, capsys, 'show', 'cli-vm')
     assert code == 1 and "no server named 'cli-vm'" in err
 
