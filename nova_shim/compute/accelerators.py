@@ -12,6 +12,7 @@ than booting without it.
 import logging
 
 from nova_shim.accelerator import cyborg
+from nova_shim.compute import states
 from nova_shim.compute.db import Instance
 from nova_shim.compute.deps import ComputeDeps
 from nova_shim.compute.events import EventWaiter
@@ -136,8 +137,12 @@ def delete_arqs(deps: ComputeDeps, ctx: RequestContext,
                 instance: Instance) -> None:
     """Delete the instance's ARQs, bound or not; errors are logged.
 
-    ``DELETE ?instance=`` removes the bound ones; ``?arqs=`` those that
-    never got bound (as Nova's ``delete_arqs_if_needed``).
+    ``DELETE ?instance=`` removes every ARQ a bind gave the instance;
+    ``?arqs=`` is sent, as Nova's ``delete_arqs_if_needed`` sends it,
+    only for ARQs that may not have been bound: those of an instance
+    still building (deleted between the create and the bind), or all of
+    them when the first call failed. (An instance past its build has
+    bound ARQs or none: a failed bind or spawn deletes them.)
     """
     if not instance.device_profile:
         return
@@ -147,4 +152,7 @@ def delete_arqs(deps: ComputeDeps, ctx: RequestContext,
     except exception.AcceleratorRequestOpFailed as exc:
         LOG.error('instance %s: deleting ARQs failed: %s', instance.uuid,
                   exc)
+    else:
+        if instance.vm_state != states.BUILDING:
+            return
     cy.delete_arqs_by_uuid(instance.arq_uuids)
