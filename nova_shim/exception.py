@@ -74,6 +74,13 @@ class InstanceInvalidState(NovaShimException):
                'in %(attr)s %(state)s.')
 
 
+class InstanceNotReady(NovaShimException):
+    """The action needs the instance's host, and it has none (its build
+    failed, or it is shelved and offloaded), as Nova's
+    ``check_instance_host``."""
+    msg_fmt = 'Instance %(instance_id)s is not ready.'
+
+
 class NotSupported(NovaShimException):
     msg_fmt = '%(action)s is not supported by nova_shim.'
 

@@ -63,6 +63,7 @@ ERRORS: list[tuple[type, int, str]] = [
     (exception.InstanceNotFound, 404, 'itemNotFound'),
     (exception.FlavorNotFound, 400, 'badRequest'),
     (exception.InstanceInvalidState, 409, 'conflictingRequest'),
+    (exception.InstanceNotReady, 409, 'conflictingRequest'),
     (exception.ForbiddenWithAccelerators, 400, 'badRequest'),
     (exception.NotSupported, 400, 'badRequest'),
     (exception.InvalidRequest, 400, 'badRequest'),

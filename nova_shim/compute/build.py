@@ -104,9 +104,11 @@ def fail_instance(deps: ComputeDeps, ctx: RequestContext,
     accelerators.delete_arqs(deps, ctx, instance)
     release_allocation(deps, instance)
     deps.events.clear(instance_uuid)
+    # As Nova's compute after an aborted build: no host, no node.
     deps.db.update(instance_uuid, vm_state=states.ERROR, task_state=None,
                    power_state=int(states.PowerState.NOSTATE),
-                   arq_uuids=[], fault=str(exc))
+                   arq_uuids=[], fault=str(exc), host=None, node=None,
+                   compute_node_uuid=None)
 
 
 def release_allocation(deps: ComputeDeps, instance: Instance) -> None:

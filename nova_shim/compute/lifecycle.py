@@ -28,8 +28,11 @@ LOG = logging.getLogger(__name__)
 
 def begin(deps: ComputeDeps, instance_uuid: str, action: str,
           task_state: str, vm_states: set[str] | None = None) -> Instance:
-    """Claim the instance for ``action``: InstanceInvalidState if another
-    task runs or its vm_state does not allow the action."""
+    """Claim the instance for ``action``: InstanceNotReady if the action
+    needs a host and the instance has none, InstanceInvalidState if
+    another task runs or its vm_state does not allow the action."""
+    if action in states.NEEDS_HOST and deps.db.get(instance_uuid).host is None:
+        raise exception.InstanceNotReady(instance_id=instance_uuid)
     allowed = vm_states or states.ALLOWED_VM_STATES[action]
     return deps.db.update(instance_uuid, expected_task_state=None,
                           expected_vm_states=allowed, action=action,

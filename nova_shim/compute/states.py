@@ -57,6 +57,8 @@ ALLOWED_VM_STATES = {
     'unshelve': {SHELVED, SHELVED_OFFLOADED},
     'delete': None,  # any state
 }
+# The actions that need the instance's host (Nova's check_instance_host).
+NEEDS_HOST = frozenset(ALLOWED_VM_STATES) - {'unshelve', 'delete'}
 
 __all__ = ['PowerState']
 
