@@ -74,6 +74,13 @@ class InstanceInvalidState(NovaShimException):
                'in %(attr)s %(state)s.')
 
 
+class NotAuthenticated(NovaShimException):
+    """A request on servers without the project that keystonemiddleware
+    (or the front end that authenticates callers) names."""
+    msg_fmt = ('The request you have made requires authentication: it '
+               'names no project (X-Project-Id).')
+
+
 class InstanceNotReady(NovaShimException):
     """The action needs the instance's host, and it has none (its build
     failed, or it is shelved and offloaded), as Nova's

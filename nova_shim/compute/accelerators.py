@@ -124,12 +124,15 @@ def get_arqs(deps: ComputeDeps, ctx: RequestContext,
 
 def list_arqs(deps: ComputeDeps, ctx: RequestContext,
               instance: Instance) -> list[dict]:
-    """The instance's ARQs for display; an empty list if it has none."""
+    """The instance's ARQs for display; an empty list if it has none,
+    or (logged) if Cyborg cannot be read."""
     if not instance.device_profile:
         return []
     try:
         return client(deps, ctx).get_arqs_for_instance(instance.uuid)
-    except exception.AcceleratorRequestOpFailed:
+    except exception.AcceleratorRequestOpFailed as exc:
+        LOG.warning('instance %s: its ARQs could not be read: %s',
+                    instance.uuid, exc)
         return []
 
 

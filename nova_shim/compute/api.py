@@ -60,6 +60,7 @@ ROUTES: list[tuple[str, re.Pattern, Callable]] = [
 
 # Domain exception -> (HTTP status, Nova's error body key).
 ERRORS: list[tuple[type, int, str]] = [
+    (exception.NotAuthenticated, 401, 'unauthorized'),
     (exception.InstanceNotFound, 404, 'itemNotFound'),
     (exception.FlavorNotFound, 400, 'badRequest'),
     (exception.InstanceInvalidState, 409, 'conflictingRequest'),

@@ -115,6 +115,16 @@ def request_context(req: webob.Request) -> RequestContext:
         service_roles=service_roles)
 
 
+def project_context(req: webob.Request) -> RequestContext:
+    """The context of a request on servers, which must name a project:
+    NotAuthenticated otherwise (a server, its ARQs and its allocation
+    belong to a project)."""
+    ctx = request_context(req)
+    if not ctx.project_id:
+        raise exception.NotAuthenticated()
+    return ctx
+
+
 def _version_tuple(value: str) -> tuple[int, int]:
     major, minor = value.split('.')
     return int(major), int(minor)

@@ -48,7 +48,7 @@ def get_flavor(req: webob.Request, manager: ComputeManager,
 
 
 def _project_filter(req: webob.Request) -> str | None:
-    ctx = http.request_context(req)
+    ctx = http.project_context(req)
     return None if ctx.is_admin else ctx.project_id
 
 
@@ -82,7 +82,7 @@ def create_server(req: webob.Request, manager: ComputeManager
         flavor = flavors.get_flavor(manager.deps.conf, str(body['flavorRef']))
     else:
         raise exception.InvalidRequest(reason='"flavorRef" is required')
-    instance = manager.build_instance(http.request_context(req),
+    instance = manager.build_instance(http.project_context(req),
                                       str(body['name']), flavor)
     return http.json_response({'server': views.server(instance)}, 202)
 
@@ -90,14 +90,14 @@ def create_server(req: webob.Request, manager: ComputeManager
 def show_server(req: webob.Request, manager: ComputeManager,
                 uuid: str) -> webob.Response:
     instance = manager.get(uuid)
-    arqs = manager.get_arqs(http.request_context(req), instance)
+    arqs = manager.get_arqs(http.project_context(req), instance)
     return http.json_response({'server': views.server(
         instance, arqs, manager.get_hostdevs(instance))})
 
 
 def delete_server(req: webob.Request, manager: ComputeManager,
                   uuid: str) -> webob.Response:
-    manager.delete_instance(http.request_context(req), uuid)
+    manager.delete_instance(http.project_context(req), uuid)
     return webob.Response(status=204)
 
 
@@ -143,7 +143,7 @@ def server_action(req: webob.Request, manager: ComputeManager,
             reason='there is no such action: %s' % action)
     call, with_server = ACTIONS[action]
     manager.get(uuid)  # 404 before anything else
-    result = call(manager, http.request_context(req), uuid, args)
+    result = call(manager, http.project_context(req), uuid, args)
     if with_server:
         return http.json_response({'server': views.server(result)}, 202)
     return webob.Response(status=202)

@@ -8,6 +8,7 @@ allocations and the hostdevs libvirt reads back from the domain XML.
 import logging
 
 import pytest
+import requests
 
 pytest.importorskip('libvirt')
 pytest.importorskip('placement_stub.fixture')
@@ -195,3 +196,21 @@ def test_server_without_accelerators(chain):
     assert 'not supported by nova_shim' in resp.json()['badRequest'][
         'message']
     assert chain.api('DELETE', '/servers/' + server_id).status_code == 204
+
+
+def test_calls_on_servers_need_a_project(chain, server):
+    """keystonemiddleware names the caller's project; a request on
+    servers without one is a 401 up front (a create was accepted and
+    failed at Placement, a show listed no ARQs)."""
+    url = chain.service.url + '/v2.1'
+    for method, path, body in (
+            ('POST', '/servers', {'server': {'name': 'x', 'flavor': {
+                'vcpus': 1, 'ram': 512, 'disk': 1, 'extra_specs': {}}}}),
+            ('GET', '/servers/' + server, None),
+            ('GET', '/servers/detail', None),
+            ('POST', '/servers/%s/action' % server, {'os-stop': None}),
+            ('DELETE', '/servers/' + server, None)):
+        resp = requests.request(method, url + path, json=body, timeout=30)
+        assert resp.status_code == 401, (method, path, resp.text)
+        assert 'names no project' in resp.json()['unauthorized']['message']
+    assert chain.show(server)['status'] == 'ACTIVE'
