@@ -239,22 +239,25 @@ def test_requests_of_other_http_versions_get_an_http_1_0_answer(server,
         assert _closed_by_server(sock)
 
 
-def _server_threads(port):
-    return [t for t in threading.enumerate()
-            if t.name == 'wsgi-%d' % port or t.name.startswith('waitress-')]
+def _new_server_threads(before):
+    """The server threads (event loop, request threads) started since
+    ``before``: other tests' servers may still run."""
+    return [t for t in set(threading.enumerate()) - before
+            if t.name.startswith(('wsgi-', 'waitress-'))]
 
 
 def test_stop_closes_idle_keep_alive_connections():
+    before = set(threading.enumerate())
     srv = WSGIServer(app).start()
     sock = _connect(srv)
     with sock:
         resp, _ = _request(sock, 'GET', '/ignore')
         assert resp.status == 200
-        assert _server_threads(srv.port)
+        assert _new_server_threads(before)
         srv.stop()
         assert _closed_by_server(sock)
     # The event loop's thread and the request threads end.
     deadline = time.monotonic() + 10
-    while _server_threads(srv.port):
+    while _new_server_threads(before):
         assert time.monotonic() < deadline, threading.enumerate()
         time.sleep(0.01)
