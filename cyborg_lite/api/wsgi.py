@@ -7,12 +7,16 @@ default ``/etc/cyborg-lite/cyborg-lite.conf`` when it exists). The app is
 built on first use, in each worker, after the fork.
 """
 
+import logging
 import os
 import threading
 
 from cyborg_lite import process
 from cyborg_lite.api import app
 from cyborg_lite.api import auth
+from cyborg_lite.api import errors
+
+LOG = logging.getLogger(__name__)
 
 DEFAULT_CONFIG = '/etc/cyborg-lite/cyborg-lite.conf'
 _lock = threading.Lock()
@@ -36,8 +40,18 @@ def _get_app():
     with _lock:
         if _app is None:
             conf = process.setup(_config_args())
-            _app = app.setup_app(conf)
-            auth.warn_if_open(conf, 'this WSGI server (pid %d)' % os.getpid())
+            try:
+                _app = app.setup_app(conf)
+            except auth.AuthConfigError as exc:
+                # A worker cannot refuse to start from here: it answers
+                # every request 503 saying why, and logs it once.
+                LOG.error('The API cannot serve: %s', exc)
+                _app = errors.error_response(
+                    503, 'This API server cannot authenticate callers: %s '
+                    'Fix the configuration and restart it.' % exc)
+            else:
+                auth.warn_if_open(conf, 'this WSGI server (pid %d)'
+                                  % os.getpid())
     return _app
 
 
