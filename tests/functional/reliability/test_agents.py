@@ -1,4 +1,4 @@
-"""Issue 7, item 4: an agent restarts, and its host's hardware changes.
+"""An agent restarts, and its host's hardware changes.
 
 A restart with the same devices duplicates no device, deployable or
 provider. Restarted with other devices: a removed free device leaves

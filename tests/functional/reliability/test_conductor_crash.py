@@ -1,4 +1,4 @@
-"""Issue 7, item 1: a conductor is SIGKILLed while binds are in flight,
+"""A conductor is SIGKILLed while binds are in flight,
 FPGA programming binds among them (held by a slow program command).
 
 Every ARQ whose bind was accepted ends Bound or BindFailed within

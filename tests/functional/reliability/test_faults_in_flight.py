@@ -1,4 +1,4 @@
-"""Issue 26, item 2: no request is stranded by a fault.
+"""No request is stranded by a fault.
 
 Eight clients run Nova's ARQ lifecycle (create, bind with a service
 token, ask for the instance's ARQs resolved, delete them) through both

@@ -1,4 +1,4 @@
-"""Issue 7, item 5: Nova's events endpoint is down or answers 5xx.
+"""Nova's events endpoint is down or answers 5xx.
 
 Binds still complete; each event is tried ``[nova] event_retries`` more
 times and then given up; and nova_shim, which then never hears the

@@ -1,4 +1,4 @@
-"""Issue 7, items 2 and 3: RabbitMQ and PostgreSQL go away under load.
+"""RabbitMQ and PostgreSQL go away under load.
 
 While a server is down the API answers 503 with the error envelope
 within the fault bound (a call that cannot reach the broker is tried

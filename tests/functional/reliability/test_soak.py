@@ -1,4 +1,4 @@
-"""Issue 7, item 7: a bounded soak of concurrent ARQ lifecycles.
+"""A bounded soak of concurrent ARQ lifecycles.
 
 Clients run create, bind, wait-resolved and delete (the client of
 ``benchmarks/lifecycle.py``) against the multi-process topology for
