@@ -28,6 +28,15 @@ SERVICE_USER_GROUP = 'service_user'
 LIBVIRT_GROUP = 'libvirt'
 COMPUTE_GROUP = 'compute'
 DATABASE_GROUP = 'database'
+FILTER_SCHEDULER_GROUP = 'filter_scheduler'
+
+FILTER_SCHEDULER_OPTS = [
+    cfg.IntOpt('host_subset_size', default=1, min=1,
+               help='As Nova\'s: the scheduler picks at random among the '
+                    'first this many compute nodes that Placement offers '
+                    '(1: always the first), so that boots that fail on '
+                    'one node do not all land there.'),
+]
 
 DEFAULT_FLAVORS = [
     {'name': 'm1.tiny', 'vcpus': 1, 'ram': 512, 'disk': 1,
@@ -110,6 +119,7 @@ def register_opts(conf: cfg.ConfigOpts) -> None:
     conf.register_opts(LIBVIRT_OPTS, group=LIBVIRT_GROUP)
     conf.register_opts(COMPUTE_OPTS, group=COMPUTE_GROUP)
     conf.register_opts(DATABASE_OPTS, group=DATABASE_GROUP)
+    conf.register_opts(FILTER_SCHEDULER_OPTS, group=FILTER_SCHEDULER_GROUP)
     for group, service_type in _KSA_GROUPS.items():
         ks_loading.register_session_conf_options(conf, group)
         ks_loading.register_auth_conf_options(conf, group)
@@ -159,4 +169,5 @@ def list_opts() -> list[tuple[str, list[cfg.Opt]]]:
         (LIBVIRT_GROUP, LIBVIRT_OPTS),
         (COMPUTE_GROUP, COMPUTE_OPTS),
         (DATABASE_GROUP, DATABASE_OPTS),
+        (FILTER_SCHEDULER_GROUP, FILTER_SCHEDULER_OPTS),
     ]

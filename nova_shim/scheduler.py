@@ -8,8 +8,10 @@ functions that take a keystoneauth1 ``adapter`` talk to Placement:
   the flavor's resources unsuffixed and one suffixed group per device
   profile group (``resourcesdevice_profile_0=FPGA:1``), then ``PUT
   /allocations/{instance}`` for the first candidate that claims (the
-  next one on 409). It returns the chosen compute node and the
-  ``mappings`` (``{"device_profile_0": [rp_uuid]}``) that
+  next one on 409), those of one of the first ``host_subset_size``
+  compute nodes offered first, chosen at random as Nova chooses. It
+  returns the chosen compute node and the ``mappings``
+  (``{"device_profile_0": [rp_uuid]}``) that
   ``create_arqs_and_match_resource_providers`` takes.
 * :func:`ensure_compute_node`: the compute node's root provider and its
   VCPU, MEMORY_MB and DISK_GB inventory, as nova-compute reports them.
@@ -18,6 +20,7 @@ functions that take a keystoneauth1 ``adapter`` talk to Placement:
 
 import dataclasses
 import logging
+import random
 from typing import Any, Iterable
 
 from keystoneauth1 import adapter as ks_adapter
@@ -185,11 +188,23 @@ def claim_resources(adapter: ks_adapter.Adapter, instance_uuid: str,
     return True
 
 
+def subset_first(candidates: list[Candidate],
+                 host_subset_size: int) -> list[Candidate]:
+    """``candidates`` with those of one compute node first, chosen at
+    random among the first ``host_subset_size`` nodes they name (Nova's
+    ``[filter_scheduler] host_subset_size``)."""
+    roots = list(dict.fromkeys(c.root_provider_uuid for c in candidates))
+    chosen = random.choice(roots[:max(1, host_subset_size)])
+    return ([c for c in candidates if c.root_provider_uuid == chosen] +
+            [c for c in candidates if c.root_provider_uuid != chosen])
+
+
 def select_destination(adapter: ks_adapter.Adapter, instance_uuid: str,
                        project_id: str, user_id: str, *, vcpus: int,
                        memory_mb: int, disk_gb: int,
                        groups: Iterable[RequestGroup] = (),
-                       in_tree: str | None = None) -> Selection:
+                       in_tree: str | None = None,
+                       host_subset_size: int = 1) -> Selection:
     """Find a compute node with room and claim it for the instance.
 
     Raises NoValidHost when Placement has no candidate or every claim
@@ -203,6 +218,7 @@ def select_destination(adapter: ks_adapter.Adapter, instance_uuid: str,
     candidates = parse_candidates(resp.json())
     if not candidates:
         raise exception.NoValidHost(reason='No allocation candidates.')
+    candidates = subset_first(candidates, host_subset_size)
     for candidate in candidates[:_CLAIM_ATTEMPTS]:
         if claim_resources(adapter, instance_uuid, candidate, project_id,
                            user_id):

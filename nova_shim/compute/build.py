@@ -47,7 +47,8 @@ def schedule(deps: ComputeDeps, ctx: RequestContext,
         deps.placement, instance.uuid, instance.project_id or '',
         instance.user_id or '', vcpus=flavor['vcpus'],
         memory_mb=flavor['memory_mb'], disk_gb=flavor['disk_gb'],
-        groups=groups, in_tree=in_tree)
+        groups=groups, in_tree=in_tree,
+        host_subset_size=deps.conf.filter_scheduler.host_subset_size)
     deps.db.update(instance.uuid, host=deps.host,
                    node=selection.compute_node_name,
                    compute_node_uuid=selection.compute_node_uuid,

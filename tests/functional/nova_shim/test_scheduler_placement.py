@@ -128,3 +128,33 @@ def test_every_claim_conflicting_is_no_valid_host(adapter):
     select(adapter, node, groups=[], instance=instance)
     with pytest.raises(exception.NoValidHost, match='conflicted'):
         select(adapter, node, groups=[], instance=instance)
+
+
+def test_host_subset_size_spreads_boots_over_the_best_nodes(adapter):
+    """With ``[filter_scheduler] host_subset_size`` 2 the claims land on
+    either of two nodes with room, at random; with 1, always on the first
+    that Placement offers."""
+    nodes = [scheduler.ensure_compute_node(
+        adapter, name='subset-' + uuid.uuid4().hex[:8],
+        uuid=str(uuid.uuid4()), vcpus=64, memory_mb=4096, disk_gb=64)
+        for _ in range(2)]
+    for node in nodes:
+        add_deployable(adapter, node['uuid'], fpgas=40,
+                       trait='CUSTOM_SUBSET_TEST')
+    group = scheduler.RequestGroup(
+        'device_profile_0', {'FPGA': 1},
+        required_traits={'CUSTOM_SUBSET_TEST'})
+
+    def chosen(subset, times):
+        names = []
+        for _ in range(times):
+            selection = scheduler.select_destination(
+                adapter, str(uuid.uuid4()), 'proj', 'user', vcpus=1,
+                memory_mb=64, disk_gb=1, groups=[group],
+                host_subset_size=subset)
+            names.append(selection.compute_node_name)
+        return names
+
+    assert len(set(chosen(1, 6))) == 1
+    # 30 draws between two nodes: both (a miss has odds 2 in 2**30).
+    assert set(chosen(2, 30)) == {node['name'] for node in nodes}
