@@ -31,9 +31,17 @@ def _serve(tmp_path, script, conf_text, timeout=60):
     return url, err
 
 
-def _warnings(err):
-    return [line for line in err.splitlines()
-            if line.startswith('WARNING: ')]
+def _assert_warned(url, err, warned):
+    """One WARNING line naming ``url`` and how to close it when
+    ``warned``; none otherwise."""
+    lines = [line for line in err.splitlines()
+             if line.startswith('WARNING: ')]
+    if not warned:
+        assert lines == []
+        return
+    assert len(lines) == 1, err
+    assert url in lines[0]
+    assert 'auth_strategy = keystone' in lines[0]
 
 
 API_CONF = """
@@ -54,13 +62,7 @@ def test_cyborg_lite_api(tmp_path, strategy, warned):
     htpasswd.write_text('')
     url, err = _serve(tmp_path, 'cyborg-lite-api',
                       API_CONF % (strategy, htpasswd))
-    lines = _warnings(err)
-    if not warned:
-        assert lines == []
-        return
-    assert len(lines) == 1, err
-    assert url in lines[0]
-    assert 'auth_strategy = keystone' in lines[0]
+    _assert_warned(url, err, warned)
 
 
 PLACEMENT_CONF = """
@@ -80,10 +82,4 @@ connection = sqlite:///%s
 def test_placement_stub_api(tmp_path, setting, warned):
     url, err = _serve(tmp_path, 'placement-stub-api', PLACEMENT_CONF % (
         setting, tmp_path / 'placement.sqlite'))
-    lines = _warnings(err)
-    if not warned:
-        assert lines == []
-        return
-    assert len(lines) == 1, err
-    assert url in lines[0]
-    assert 'auth_strategy = keystone' in lines[0]
+    _assert_warned(url, err, warned)

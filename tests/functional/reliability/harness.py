@@ -383,7 +383,25 @@ def wait_for(predicate, timeout: float, interval: float = 0.2):
         time.sleep(interval)
 
 
-class Load:
+class _ClientThreads:
+    """Client threads (``self._threads``) that run from ``with`` until
+    ``self._stop`` is set at its end, given :attr:`join_timeout` seconds
+    to finish their last request."""
+
+    join_timeout = 60
+
+    def __enter__(self):
+        for t in self._threads:
+            t.start()
+        return self
+
+    def __exit__(self, *exc) -> None:
+        self._stop.set()
+        for t in self._threads:
+            t.join(timeout=self.join_timeout)
+
+
+class Load(_ClientThreads):
     """Threads that create and list ARQs through both API servers until
     stopped; every call goes through a :class:`Calls`."""
 
@@ -408,15 +426,6 @@ class Load:
             self.calls.do('GET', arq_url(base))
             time.sleep(0.05)
 
-    def __enter__(self) -> 'Load':
-        for t in self._threads:
-            t.start()
-        return self
-
-    def __exit__(self, *exc) -> None:
-        self._stop.set()
-        for t in self._threads:
-            t.join(timeout=60)
 
 
 def half_written(topology) -> list[str]:
@@ -451,7 +460,7 @@ def max_wait(calls: Calls) -> float:
     return max((r['seconds'] for r in calls.records), default=0.0)
 
 
-class Lifecycles:
+class Lifecycles(_ClientThreads):
     """Threads that run Nova's ARQ lifecycle over and over through both
     API servers, in a project of their own: create an ARQ, bind it with
     a service token, ask for it resolved, delete the instance's ARQs.
@@ -461,6 +470,8 @@ class Lifecycles:
     instance's ARQs, then its ARQs by UUID, until the API answers), so
     that after :meth:`check` every ARQ of the project is accounted for.
     """
+
+    join_timeout = 180
 
     def __init__(self, topology, calls: Calls, threads: int = 8,
                  profile: str = PLAIN_DP) -> None:
@@ -573,15 +584,6 @@ class Lifecycles:
         return {'left': left, 'orphans': [r['uuid'] for r in orphans],
                 'bad': bad}
 
-    def __enter__(self) -> 'Lifecycles':
-        for t in self._threads:
-            t.start()
-        return self
-
-    def __exit__(self, *exc) -> None:
-        self._stop.set()
-        for t in self._threads:
-            t.join(timeout=180)
 
 
 @contextlib.contextmanager
