@@ -144,6 +144,8 @@ def server_action(req: webob.Request, manager: ComputeManager,
     call, with_server = ACTIONS[action]
     manager.get(uuid)  # 404 before anything else
     result = call(manager, http.project_context(req), uuid, args)
+    if isinstance(result, webob.Response):
+        return result  # an action with an answer of its own
     if with_server:
         return http.json_response({'server': views.server(result)}, 202)
     return webob.Response(status=202)

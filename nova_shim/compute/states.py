@@ -17,6 +17,7 @@ SUSPENDED = 'suspended'
 STOPPED = 'stopped'
 SHELVED = 'shelved'
 SHELVED_OFFLOADED = 'shelved_offloaded'
+RESCUED = 'rescued'
 DELETED = 'deleted'
 ERROR = 'error'
 
@@ -35,12 +36,17 @@ SHELVING = 'shelving'
 SHELVING_OFFLOADING = 'shelving_offloading'
 UNSHELVING = 'unshelving'
 DELETING = 'deleting'
+RESCUING = 'rescuing'
+UNRESCUING = 'unrescuing'
+IMAGE_SNAPSHOT = 'image_snapshot'
+IMAGE_BACKUP = 'image_backup'
+IMAGE_UPLOADING = 'image_uploading'
 
 # Nova's API status (GET /servers "status") from vm_state.
 API_STATUS = {ACTIVE: 'ACTIVE', BUILDING: 'BUILD', PAUSED: 'PAUSED',
               SUSPENDED: 'SUSPENDED', STOPPED: 'SHUTOFF',
               SHELVED: 'SHELVED', SHELVED_OFFLOADED: 'SHELVED_OFFLOADED',
-              DELETED: 'DELETED', ERROR: 'ERROR'}
+              RESCUED: 'RESCUE', DELETED: 'DELETED', ERROR: 'ERROR'}
 # While a task runs, some tasks show their own status, as in Nova.
 TASK_API_STATUS = {REBOOTING: 'REBOOT', REBOOTING_HARD: 'HARD_REBOOT',
                    REBUILDING: 'REBUILD', REBUILD_SPAWNING: 'REBUILD'}
@@ -55,6 +61,11 @@ ALLOWED_VM_STATES = {
     'shelve': {ACTIVE, STOPPED, PAUSED},
     'shelve_offload': {SHELVED},
     'unshelve': {SHELVED, SHELVED_OFFLOADED},
+    'rescue': {ACTIVE, STOPPED, ERROR},
+    'unrescue': {RESCUED},
+    'evacuate': {ACTIVE, STOPPED, ERROR},
+    'snapshot': {ACTIVE, STOPPED, PAUSED, SUSPENDED},
+    'backup': {ACTIVE, STOPPED, PAUSED, SUSPENDED},
     'delete': None,  # any state
 }
 # The actions that need the instance's host (Nova's check_instance_host).
