@@ -1,0 +1,697 @@
+"""README.rst's "Production mode", run as written.
+
+The commands and configuration files are read from the literal blocks
+(and, for nova_shim, the inline literals) of that section of README.rst,
+so that a change there that breaks a deployment fails here. What a
+loopback test must change is changed explicitly, by the tables below:
+host names and ports (loopback, free ports), the paths under ``/etc``,
+``/var/log`` and ``/run`` (a temporary directory), the database and
+RabbitMQ URLs (``tools/test-setup.sh``'s servers), the options a closed
+loopback network sets instead of Keystone's (``noauth``, ``noauth2``,
+``auth_type = none``), per-run RPC topics (the broker is shared), the
+agent's sysfs root (a fixture tree of a T4 host) and the libvirt URI
+(``test:///default``: there is no hypervisor here).
+
+Then a Nova-style lifecycle: a device profile, ``nova-shim ... boot
+--device-profile``, the server ACTIVE with its ARQ Bound, its deletion
+(ARQ gone, Placement allocation freed), and the ARQ lifecycle that Nova
+drives itself (create, bind as a service, poll ``?instance=&bind_state=
+resolved``, delete). Last, every process gets SIGTERM and must exit
+within 6 s.
+"""
+
+from __future__ import annotations
+
+import contextlib
+import os
+import re
+import shlex
+import signal
+import subprocess
+import time
+import uuid
+
+import psutil
+import pytest
+import requests
+
+from tests.fixtures import databases
+from tests.fixtures import processes
+from tests.fixtures import sysfs_tree
+from tests.functional.multiprocess import conftest
+
+REPO = os.path.dirname(os.path.dirname(os.path.dirname(os.path.dirname(
+    os.path.abspath(__file__)))))
+README = os.path.join(REPO, 'README.rst')
+SECTION = 'Production mode'
+# The agent's fixture host: a T4 whose vGPU type the README's agent.conf
+# enables.
+AGENT_TREE = 't4_vgpu'
+DEVICE_PROFILE = 'readme-vgpu'
+STOP_WITHIN = 6.0
+ADMIN = {'X-Project-Id': 'admin-project', 'X-User-Id': 'admin',
+         'X-Roles': 'admin,member,reader'}
+USER = {'X-Project-Id': 'p-readme', 'X-User-Id': 'u-readme',
+        'X-Roles': 'member,reader'}
+# Nova's identity when it acts for a user: the user's token and a
+# service token.
+SERVICE = dict(USER, **{'X-Service-Roles': 'service'})
+
+
+# -- reading README.rst ------------------------------------------------
+
+
+def production_section(text: str) -> str:
+    """The text of the "Production mode" section, up to the next
+    section title."""
+    lines = text.splitlines()
+    for i, line in enumerate(lines):
+        if line == SECTION and set(lines[i + 1]) == {'='}:
+            start = i + 2
+            break
+    else:
+        raise AssertionError('README.rst has no %r section' % SECTION)
+    for j in range(start, len(lines) - 1):
+        if lines[j] and lines[j + 1] and set(lines[j + 1]) == {'='} and \
+                len(lines[j + 1]) >= len(lines[j]):
+            return '\n'.join(lines[start:j])
+    return '\n'.join(lines[start:])
+
+
+def steps(section: str) -> dict[int, str]:
+    """The numbered steps (``N. **Title**``) of the section."""
+    parts = re.split(r'^(\d+)\. \*\*', section, flags=re.M)
+    return {int(num): body for num, body in zip(parts[1::2], parts[2::2],
+                                                 strict=True)}
+
+
+def literal_blocks(text: str) -> list[str]:
+    """The literal blocks (after a paragraph ending in ``::``), dedented."""
+    lines = text.splitlines()
+    blocks = []
+    i = 0
+    while i < len(lines):
+        if lines[i].rstrip().endswith('::'):
+            para_indent = len(lines[i]) - len(lines[i].lstrip())
+            j = i + 1
+            while j < len(lines) and not lines[j].strip():
+                j += 1
+            body = []
+            while j < len(lines) and (
+                    not lines[j].strip() or
+                    len(lines[j]) - len(lines[j].lstrip()) > para_indent):
+                body.append(lines[j])
+                j += 1
+            while body and not body[-1].strip():
+                body.pop()
+            indent = min(len(b) - len(b.lstrip()) for b in body if b.strip())
+            blocks.append('\n'.join(b[indent:] for b in body))
+            i = j
+        else:
+            i += 1
+    return blocks
+
+
+def inline_literals(text: str) -> list[str]:
+    """The ````inline literals```` of a text, whitespace collapsed."""
+    return [' '.join(lit.split())
+            for lit in re.findall(r'``(.+?)``', text, flags=re.S)]
+
+
+def commands(block: str) -> list[tuple[dict[str, str], list[str]]]:
+    """The shell commands of a literal block: ``(environment, argv)``,
+    backslash continuations joined, comment lines skipped."""
+    result = []
+    logical = ''
+    for line in block.splitlines():
+        if logical == '' and line.lstrip().startswith('#'):
+            continue
+        if line.rstrip().endswith('\\'):
+            logical += line.rstrip()[:-1] + ' '
+            continue
+        logical += line
+        if logical.strip():
+            words = shlex.split(logical)
+            env = {}
+            while words and re.match(r'^[A-Z_][A-Z0-9_]*=', words[0]):
+                name, _sep, value = words.pop(0).partition('=')
+                env[name] = value
+            result.append((env, words))
+        logical = ''
+    return result
+
+
+def ini_blocks(text: str) -> list[str]:
+    return [b for b in literal_blocks(text) if b.startswith('[')]
+
+
+def command_blocks(text: str) -> list[tuple[dict[str, str], list[str]]]:
+    found = []
+    for block in literal_blocks(text):
+        if not block.startswith('['):
+            found += commands(block)
+    return found
+
+
+def find_command(text: str, name: str, *words: str):
+    """The one command of ``text``'s literal blocks that runs ``name``
+    (with ``words`` among its arguments)."""
+    found = [(env, argv) for env, argv in command_blocks(text)
+             if argv[0] == name and all(w in argv for w in words)]
+    assert len(found) == 1, (name, words, command_blocks(text))
+    return found[0]
+
+
+def ini_values(block: str) -> dict[tuple[str, str], str]:
+    """``{(section, option): value}`` of an INI block, as oslo.config
+    reads it: the rest of the line is the value."""
+    values = {}
+    section = None
+    for line in block.splitlines():
+        line = line.strip()
+        if not line or line.startswith('#'):
+            continue
+        match = re.match(r'^\[(.+)\]$', line)
+        if match:
+            section = match.group(1)
+            continue
+        key, sep, value = line.partition('=')
+        assert sep, 'not an option line: %r' % line
+        values[(section, key.strip())] = value.strip()
+    return values
+
+
+def edit_ini(block: str, changes: dict[tuple[str, str], object]) -> str:
+    """``block`` with each ``(section, option)`` of ``changes`` set (the
+    README's line replaced, or one added), or removed where the value
+    is None."""
+    pending = dict(changes)
+    out = []
+    section = None
+
+    def flush(section):
+        for (sec, key), value in list(pending.items()):
+            if sec == section:
+                if value is not None:
+                    out.append('%s = %s' % (key, _ini_value(value)))
+                del pending[(sec, key)]
+
+    for line in block.splitlines():
+        match = re.match(r'^\[(.+)\]$', line.strip())
+        if match:
+            flush(section)
+            section = match.group(1)
+            out.append(line)
+            continue
+        key = line.partition('=')[0].strip()
+        if '=' in line and not line.lstrip().startswith('#') and \
+                (section, key) in pending:
+            value = pending.pop((section, key))
+            if value is not None:
+                out.append('%s = %s' % (key, _ini_value(value)))
+            continue
+        out.append(line)
+    flush(section)
+    for sec in dict.fromkeys(s for s, _k in pending):
+        out.append('[%s]' % sec)
+        flush(sec)
+    return '\n'.join(out) + '\n'
+
+
+def _ini_value(value) -> str:
+    if isinstance(value, (list, tuple)):
+        return ','.join(str(v) for v in value)
+    if isinstance(value, bool):
+        return str(value).lower()
+    return str(value)
+
+
+def nova_shim_options(text: str) -> tuple[dict, set]:
+    """What step 6 says of nova-shim.conf: ``({(group, option): value},
+    {(group, option)})``, the options it gives values and those it only
+    names, read from its inline literals in order (``[group] option =
+    value``, ``[group] a``/``b``, and ``option = value`` after
+    ``[group]``)."""
+    values, named = {}, set()
+    group = None
+    for lit in inline_literals(text):
+        match = re.match(r'^\[(\w+)\]\s*(.*)$', lit)
+        if match:
+            group, rest = match.groups()
+        else:
+            rest = lit
+        option = re.match(r'^(\w+) = (\S+)$', rest)
+        if option and group:
+            values[(group, option.group(1))] = option.group(2)
+        elif group and re.match(r'^\w+(/\w+)*$', rest):
+            named.update((group, name) for name in rest.split('/'))
+    return values, named
+
+
+def test_readme_config_blocks_are_read_as_written():
+    """oslo.config takes the rest of an option's line as its value; a
+    README block with a trailing comment would hand it to the service."""
+    with open(README) as f:
+        section = production_section(f.read())
+    blocks = ini_blocks(section)
+    assert len(blocks) >= 3
+    for block in blocks:
+        for (group, option), value in ini_values(block).items():
+            assert '#' not in value, (group, option, value)
+    for number, text in steps(section).items():
+        if number == 1:
+            continue  # database URLs, not commands
+        for _env, argv in command_blocks(text):
+            # Every command the section runs is one of this project's or
+            # gunicorn.
+            processes.script(argv[0])
+
+
+# -- the deployment ----------------------------------------------------
+
+
+class ReadmeDeployment:
+    """The services of README.rst's production mode, one process each,
+    started by its commands."""
+
+    def __init__(self, tmp: str, rabbit_url: str) -> None:
+        self.tmp = tmp
+        self.rabbit_url = rabbit_url
+        self.group = processes.ProcessGroup(tmp)
+        self.stack = contextlib.ExitStack()
+        self.suffix = uuid.uuid4().hex[:8]
+        with open(README) as f:
+            self.steps = steps(production_section(f.read()))
+        self.used: set[str] = set()
+        self.conductors: list[processes.ServiceProcess] = []
+
+    # -- the explicit substitutions --------------------------------
+
+    def _replacements(self) -> dict[str, str]:
+        """README placeholder -> what this loopback run uses."""
+        etc = os.path.join(self.tmp, 'etc')
+        return {
+            # Addresses: everything on loopback, on free ports.
+            '0.0.0.0:6666': '127.0.0.1:%d' % self.api_port,
+            'cyborg.example.com:6666': '127.0.0.1:%d' % self.api_port,
+            '0.0.0.0:8778': '127.0.0.1:%d' % self.placement_port,
+            'compute.example.com:8774': '127.0.0.1:%d' % self.nova_port,
+            '--port 8778': '--port %d' % self.placement_port,
+            '--host 0.0.0.0': '--host 127.0.0.1',
+            # Servers: tools/test-setup.sh's, a database each.
+            'rabbit://cyborg:PASS@rabbit.example.com:5672/': self.rabbit_url,
+            'postgresql+psycopg://cyborg:PASS@db/cyborg_lite': self.cyborg_db,
+            'postgresql+psycopg://placement:PASS@db/placement':
+                self.placement_db,
+            # Paths.
+            '/etc/cyborg-lite/': etc + '/cyborg-lite/',
+            '/etc/placement-stub/': etc + '/placement-stub/',
+            '/etc/nova-shim/': etc + '/nova-shim/',
+            '/var/log/cyborg-lite/': os.path.join(self.tmp, 'log') + '/',
+            '/run/placement-stub/': os.path.join(self.tmp, 'run') + '/',
+        }
+
+    def sub(self, text: str) -> str:
+        for old, new in self._replacements().items():
+            if old in text:
+                self.used.add(old)
+                text = text.replace(old, new)
+        return text
+
+    def argv(self, command) -> tuple[dict[str, str], list[str]]:
+        """A README command with the substitutions; the program from
+        this environment's bin directory."""
+        env, argv = command
+        argv = shlex.split(self.sub(shlex.join(argv)))
+        env = {k: self.sub(v) for k, v in env.items()}
+        return env, processes.script(argv[0]) + argv[1:]
+
+    def write(self, path: str, text: str) -> str:
+        os.makedirs(os.path.dirname(path), exist_ok=True)
+        with open(path, 'w') as f:
+            f.write(text)
+        return path
+
+    # -- start -------------------------------------------------------
+
+    def start(self) -> 'ReadmeDeployment':
+        try:
+            self._start()
+        except BaseException:
+            self.stop()
+            raise
+        return self
+
+    def _start(self) -> None:
+        # 1. Messaging and databases: tools/test-setup.sh's servers.
+        self.placement_db = self.stack.enter_context(databases.pg_database())
+        self.cyborg_db = self.stack.enter_context(databases.pg_database())
+        self.nova_db = self.stack.enter_context(databases.pg_database())
+        self.api_port = processes.free_port()
+        self.placement_port = processes.free_port()
+        self.nova_port = processes.free_port()
+        self.cyborg_url = 'http://127.0.0.1:%d' % self.api_port
+        self.placement_url = 'http://127.0.0.1:%d' % self.placement_port
+        self.nova_url = 'http://127.0.0.1:%d/v2.1' % self.nova_port
+        os.makedirs(os.path.join(self.tmp, 'log'))
+        self._placement(self.steps[2])
+        self._cyborg_conf(self.steps[3])
+        self._conductors(self.steps[4])
+        self._api(self.steps[5])
+        self._nova_shim(self.steps[6])
+        self._agent(self.steps[7])
+        unused = set(self._replacements()) - self.used - {
+            # placement-stub-api's; the test runs gunicorn.
+            '--port 8778', '--host 0.0.0.0'}
+        assert not unused, ('README.rst no longer has these; update the '
+                            'substitutions: %s' % sorted(unused))
+
+    def _placement(self, text: str) -> None:
+        [conf_block] = ini_blocks(text)
+        assert ini_values(conf_block)[('placement', 'sync_on_startup')] == \
+            'false'
+        conf = self.sub('/etc/placement-stub/placement-stub.conf')
+        self.write(conf, edit_ini(self.sub(conf_block), {
+            # A closed loopback network: no Keystone.
+            ('api', 'auth_strategy'): 'noauth2'}))
+        env, argv = self.argv(find_command(text, 'placement-stub-manage'))
+        self.group.run(argv, env=env)
+        # placement-stub-api's line must at least name real options.
+        env, argv = self.argv(find_command(text, 'placement-stub-api'))
+        self.group.run(argv + ['--help'], env=env)
+        env, argv = self.argv(find_command(
+            text, 'gunicorn', 'placement_stub.wsgi:application'))
+        self.placement = self.group.start('placement-gunicorn', argv,
+                                          env=env)
+        self.placement.wait_for_http(self.placement_url + '/healthcheck')
+        self.group._remember(self.placement.pid)
+
+    def _cyborg_conf(self, text: str) -> None:
+        [conf_block] = ini_blocks(text)
+        self.conf = self.sub('/etc/cyborg-lite/cyborg-lite.conf')
+        self.write(self.conf, edit_ini(self.sub(conf_block), {
+            # A closed loopback network: no Keystone.
+            ('api', 'auth_strategy'): 'noauth',
+            ('placement', 'auth_type'): 'none',
+            ('placement', 'endpoint_override'): self.placement_url,
+            # The broker is shared with other test runs.
+            ('conductor', 'topic'): 'cyborg-lite-conductor-' + self.suffix,
+            ('agent', 'topic'): 'cyborg-lite-agent-' + self.suffix}))
+        self.log_file = self.sub('/var/log/cyborg-lite/cyborg-lite.log')
+        env, argv = self.argv(find_command(text, 'cyborg-lite-dbsync',
+                                           'upgrade'))
+        self.group.run(argv, env=env)
+        env, argv = self.argv(find_command(text, 'cyborg-lite-status',
+                                           'upgrade', 'check'))
+        result = subprocess.run(argv, capture_output=True, text=True,
+                                timeout=60, env=dict(os.environ, **env))
+        # 0: the schema is at the newest migration, no policy warnings.
+        assert result.returncode == 0, result.stdout + result.stderr
+
+    def _conductors(self, text: str) -> None:
+        command = self.argv(find_command(text, 'cyborg-lite-conductor'))
+        for name in ('conductor-1', 'conductor-2'):
+            env, argv = command
+            self.conductors.append(self.group.start(name, argv, env=env))
+        for proc in self.conductors:
+            proc.wait_for_line(r'listening on topic', timeout=60)
+
+    def _api(self, text: str) -> None:
+        env, argv = self.argv(find_command(
+            text, 'gunicorn', 'cyborg_lite.api.wsgi:application'))
+        assert env == {'CYBORG_LITE_CONFIG_FILES': self.conf}, env
+        self.api = self.group.start('api-gunicorn', argv, env=env)
+        self.api.wait_for_http(self.cyborg_url + '/healthcheck', timeout=60)
+        self.group._remember(self.api.pid)
+
+    def _nova_shim(self, text: str) -> None:
+        values, named = nova_shim_options(text)
+        conf = {key: self.sub(value) for key, value in values.items()}
+        for key in named:
+            conf.setdefault(key, None)
+        conf.update({
+            ('compute', 'hypervisor_hostnames'): self.agent_host(),
+            ('compute', 'api_host'): '127.0.0.1',
+            ('compute', 'api_port'): self.nova_port,
+            ('database', 'connection'): self.nova_db,
+            # No hypervisor here: libvirt's in-memory test driver.
+            ('libvirt', 'connection_uri'): 'test:///default',
+            ('placement', 'auth_type'): 'none',
+            ('placement', 'endpoint_override'): self.placement_url,
+        })
+        missing = [key for key, value in conf.items() if value is None]
+        assert not missing, missing
+        assert set(conf) - set(values) - named <= {
+            ('placement', 'auth_type'), ('placement', 'endpoint_override')}
+        assert conf[('cyborg', 'endpoint_override')] == \
+            self.cyborg_url + '/v2'
+        [command] = [lit for lit in inline_literals(text)
+                     if lit.startswith('nova-shim-compute ')]
+        env, argv = self.argv((
+            {}, shlex.split(command)))
+        path = argv[argv.index('--config-file') + 1]
+        sections: dict[str, dict] = {}
+        for (group, option), value in conf.items():
+            sections.setdefault(group, {})[option] = value
+        os.makedirs(os.path.dirname(path), exist_ok=True)
+        processes.write_config(path, sections)
+        self.nova_shim = self.group.start('nova-shim-compute', argv,
+                                          env=env)
+        self.nova_shim.wait_for_line(r'compute API at http://\S+/v2\.1',
+                                     timeout=60)
+        self.nova_shim.wait_for_http(
+            'http://127.0.0.1:%d/healthcheck' % self.nova_port)
+        [self.boot_command] = [lit for lit in inline_literals(text)
+                               if lit.startswith('nova-shim --url')]
+
+    def agent_host(self) -> str:
+        [block] = ini_blocks(self.steps[7])
+        return ini_values(block)[('DEFAULT', 'host')]
+
+    def _agent(self, text: str) -> None:
+        [block] = ini_blocks(text)
+        root = sysfs_tree.copy_tree(AGENT_TREE,
+                                    os.path.join(self.tmp, 'host'))
+        env, argv = self.argv(find_command(text, 'cyborg-lite-agent'))
+        files = [argv[i + 1] for i, word in enumerate(argv)
+                 if word == '--config-file']
+        assert files[0] == self.conf and len(files) == 2, files
+        self.write(files[1], edit_ini(self.sub(block), {
+            # The fixture host's sysfs, not this machine's.
+            ('agent', 'sysfs_root'): root}))
+        self.agent = self.group.start('agent', argv, env=env)
+        self.agent.wait_for_line(r'Agent \S+ started', timeout=90)
+
+    # -- stop --------------------------------------------------------
+
+    def stop_with_sigterm(self, within: float) -> dict[str, float | None]:
+        """SIGTERM to every process at once; ``{name: seconds until it
+        exited}``, None for one that did not exit ``within`` seconds
+        (then killed). gunicorn's workers count with their master."""
+        procs = list(self.group.processes)
+        children = {}
+        for proc in procs:
+            self.group._remember(proc.pid)
+            children[proc.pid] = [
+                ps for pid, ps in self.group.seen.items()
+                if pid != proc.pid and _is_child(ps, proc.pid)]
+        started = time.monotonic()
+        for proc in reversed(procs):
+            if proc.popen.poll() is None:
+                proc.popen.send_signal(signal.SIGTERM)
+        took = {}
+        for proc in procs:
+            try:
+                proc.popen.wait(timeout=max(
+                    0.0, within - (time.monotonic() - started)))
+                _gone, alive = psutil.wait_procs(
+                    children[proc.pid], timeout=max(
+                    0.0, within - (time.monotonic() - started)))
+                took[proc.name] = None if alive else round(
+                    time.monotonic() - started, 2)
+            except subprocess.TimeoutExpired:
+                took[proc.name] = None
+        self.group.stop_all(grace=1)
+        return took
+
+    def stop(self) -> list[str]:
+        try:
+            self.group.stop_all()
+            return self.group.leftovers()
+        finally:
+            self.stack.close()
+
+
+def _is_child(ps: psutil.Process, parent: int) -> bool:
+    try:
+        return ps.ppid() == parent
+    except psutil.Error:
+        return False
+
+
+@pytest.fixture(scope='module')
+def deployment(tmp_path_factory):
+    conftest.require_servers()
+    pytest.importorskip('libvirt')
+    with processes.running(ReadmeDeployment(
+            str(tmp_path_factory.mktemp('readme-production')),
+            os.environ[conftest.RABBIT_ENV])) as dep:
+        yield dep
+
+
+# -- the tests ---------------------------------------------------------
+
+
+def cyborg(dep, method, path, headers=ADMIN, **kwargs):
+    kwargs.setdefault('timeout', 30)
+    return requests.request(method, dep.cyborg_url + '/v2' + path,
+                            headers=headers, **kwargs)
+
+
+def placement(dep, path):
+    resp = requests.get(dep.placement_url + path, timeout=30, headers={
+        'X-Auth-Token': 'admin', 'OpenStack-API-Version': 'placement 1.36'})
+    assert resp.status_code == 200, resp.text
+    return resp.json()
+
+
+def vgpu_deployable(dep):
+    deps = cyborg(dep, 'GET', '/deployables').json()['deployables']
+    found = [d for d in deps if '"VGPU"' in d['attributes_list']]
+    assert len(found) == 1, deps
+    return found[0]
+
+
+def vgpu_usage(dep, rp_uuid):
+    return placement(dep, '/resource_providers/%s/usages'
+                     % rp_uuid)['usages'].get('VGPU', 0)
+
+
+def ensure_profile(dep):
+    listed = cyborg(dep, 'GET', '/device_profiles').json()['device_profiles']
+    if DEVICE_PROFILE not in {p['name'] for p in listed}:
+        resp = cyborg(dep, 'POST', '/device_profiles', json=[{
+            'name': DEVICE_PROFILE, 'groups': [{'resources:VGPU': '1'}]}])
+        assert resp.status_code == 201, resp.text
+
+
+def test_healthchecks(deployment):
+    for url in (deployment.cyborg_url, deployment.placement_url,
+                'http://127.0.0.1:%d' % deployment.nova_port):
+        resp = requests.get(url + '/healthcheck', timeout=10)
+        assert resp.status_code == 200, (url, resp.text)
+
+
+def test_agent_reported_the_host(deployment):
+    dep = vgpu_deployable(deployment)
+    assert dep['name'].startswith(deployment.agent_host() + '_')
+    # Under the compute node that nova-shim-compute created.
+    tree = placement(deployment, '/resource_providers?in_tree=%s'
+                     % dep['rp_uuid'])['resource_providers']
+    assert deployment.agent_host() in {rp['name'] for rp in tree}
+
+
+def test_nova_boot_lifecycle(deployment):
+    """``nova-shim --url ... boot --device-profile DP NAME`` as step 6
+    gives it, then delete: the ARQ is Bound while the server is ACTIVE,
+    and gone, with the Placement allocation, after."""
+    ensure_profile(deployment)
+    rp_uuid = vgpu_deployable(deployment)['rp_uuid']
+    name = 'readme-' + uuid.uuid4().hex[:6]
+    words = shlex.split(deployment.sub(deployment.boot_command))
+    assert words[-3:] == ['--device-profile', 'DP', 'NAME'], words
+    argv = processes.script(words[0]) + words[1:-2] + [DEVICE_PROFILE, name]
+    out = deployment.group.run(argv, timeout=120)
+    fields = dict(re.findall(r'^(\S+)\s+(.*)$', out, flags=re.M))
+    assert fields['status'] == 'ACTIVE', out
+    server_id = fields['id']
+    assert fields['OS-EXT-SRV-ATTR:hypervisor_hostname'] == \
+        deployment.agent_host()
+    assert re.search(r'^accelerator_request\s+\S+ Bound MDEV ', out,
+                     flags=re.M), out
+
+    resp = cyborg(deployment, 'GET', '/accelerator_requests',
+                  params={'instance': server_id})
+    assert resp.status_code == 200, resp.text
+    [arq] = resp.json()['arqs']
+    assert arq['state'] == 'Bound'
+    assert arq['hostname'] == deployment.agent_host()
+    assert arq['device_rp_uuid'] == rp_uuid
+    allocations = placement(deployment, '/allocations/' + server_id)
+    assert allocations['allocations'][rp_uuid]['resources'] == {'VGPU': 1}
+    assert vgpu_usage(deployment, rp_uuid) == 1
+
+    cli = words[:-4]
+    deployment.group.run(processes.script(cli[0]) + cli[1:] + [
+        'delete', name], timeout=60)
+    deadline = time.monotonic() + 30
+    while requests.get('%s/servers/%s' % (deployment.nova_url, server_id),
+                       headers={'X-Project-Id': 'demo',
+                                'X-User-Id': 'demo',
+                                'X-Roles': 'member,reader'},
+                       timeout=10).status_code != 404:
+        assert time.monotonic() < deadline
+        time.sleep(0.1)
+    resp = cyborg(deployment, 'GET', '/accelerator_requests/' + arq['uuid'])
+    assert resp.status_code == 404, resp.text
+    assert cyborg(deployment, 'GET', '/accelerator_requests', params={
+        'instance': server_id}).json()['arqs'] == []
+    assert placement(deployment,
+                     '/allocations/' + server_id)['allocations'] == {}
+    assert vgpu_usage(deployment, rp_uuid) == 0
+
+
+def test_arq_lifecycle_as_nova_drives_it(deployment):
+    """Create, bind with a service identity, poll until resolved, delete
+    by instance."""
+    ensure_profile(deployment)
+    rp_uuid = vgpu_deployable(deployment)['rp_uuid']
+    instance = str(uuid.uuid4())
+    resp = cyborg(deployment, 'POST', '/accelerator_requests', headers=USER,
+                  json={'device_profile_name': DEVICE_PROFILE})
+    assert resp.status_code == 201, resp.text
+    [arq] = resp.json()['arqs']
+    assert arq['state'] == 'Initial'
+    patch = {arq['uuid']: [
+        {'op': 'add', 'path': '/hostname', 'value': deployment.agent_host()},
+        {'op': 'add', 'path': '/device_rp_uuid', 'value': rp_uuid},
+        {'op': 'add', 'path': '/instance_uuid', 'value': instance}]}
+    # Without the service role a bind is refused.
+    assert cyborg(deployment, 'PATCH', '/accelerator_requests',
+                  headers=USER, json=patch).status_code == 403
+    resp = cyborg(deployment, 'PATCH', '/accelerator_requests',
+                  headers=SERVICE, json=patch)
+    assert resp.status_code == 202, resp.text
+    deadline = time.monotonic() + 30
+    while True:
+        resp = cyborg(deployment, 'GET', '/accelerator_requests',
+                      headers=SERVICE, params={'instance': instance,
+                                               'bind_state': 'resolved'})
+        if resp.status_code != 423:
+            break
+        assert time.monotonic() < deadline, resp.text
+        time.sleep(0.05)
+    assert resp.status_code == 200, resp.text
+    [bound] = resp.json()['arqs']
+    assert bound['state'] == 'Bound'
+    assert bound['attach_handle_type'] == 'MDEV'
+    resp = cyborg(deployment, 'DELETE', '/accelerator_requests',
+                  headers=SERVICE, params={'instance': instance})
+    assert resp.status_code == 204, resp.text
+    assert cyborg(deployment, 'GET', '/accelerator_requests/' + arq['uuid'],
+                  headers=SERVICE).status_code == 404
+
+
+def test_every_process_stops_on_sigterm(deployment):
+    """README: "Stop every service with SIGTERM; each finishes what it is
+    doing and exits"."""
+    took = deployment.stop_with_sigterm(STOP_WITHIN)
+    assert len(took) == 6, took
+    slow = {name: t for name, t in took.items() if t is None}
+    assert not slow, 'not gone within %ss: %s (%s)' % (STOP_WITHIN, slow,
+                                                        took)
+    # The one log file that README's cyborg-lite.conf names, shared by
+    # the API workers, the conductors and the agent.
+    with open(deployment.log_file) as f:
+        logged = f.read()
+    assert ' ERROR ' not in logged and 'Traceback' not in logged, logged
