@@ -9,6 +9,10 @@ services. The option names follow Nova's.
   the user's token (as Nova does); ``auth_type = none`` (with
   ``endpoint_override``) calls a noauth cyborg-lite API with identity
   headers; ``password`` or ``http_basic`` use the credentials given here.
+* ``[glance]``: the same options for the Image API (service type
+  ``image``), which ``createImage`` and ``createBackup`` need; unset
+  (no ``endpoint_override`` and no catalog with an image endpoint),
+  those actions answer 400.
 * ``[service_user]``: the service token sent with user requests.
 * ``[libvirt]``: the hypervisor connection.
 * ``[compute]``: the hypervisor hosts this compute service serves, their
@@ -24,11 +28,23 @@ from oslo_config import cfg
 
 CYBORG_GROUP = 'cyborg'
 PLACEMENT_GROUP = 'placement'
+GLANCE_GROUP = 'glance'
 SERVICE_USER_GROUP = 'service_user'
 LIBVIRT_GROUP = 'libvirt'
 COMPUTE_GROUP = 'compute'
 DATABASE_GROUP = 'database'
 FILTER_SCHEDULER_GROUP = 'filter_scheduler'
+SCHEDULER_GROUP = 'scheduler'
+
+SCHEDULER_OPTS = [
+    cfg.IntOpt('max_attempts', default=3, min=1,
+               help='As Nova\'s: how many compute nodes a build (or an '
+                    'unshelve or evacuation) may try. The scheduler '
+                    'returns the chosen node and up to this many minus '
+                    'one alternates; when binding the accelerators or '
+                    'spawning the guest fails on a node, the attempt is '
+                    'undone and the next alternate is claimed.'),
+]
 
 FILTER_SCHEDULER_OPTS = [
     cfg.IntOpt('host_subset_size', default=1, min=1,
@@ -110,7 +126,8 @@ LIBVIRT_OPTS = [
 
 # Groups whose clients are keystoneauth1 adapters, with the default
 # service type of each.
-_KSA_GROUPS = {CYBORG_GROUP: 'accelerator', PLACEMENT_GROUP: 'placement'}
+_KSA_GROUPS = {CYBORG_GROUP: 'accelerator', PLACEMENT_GROUP: 'placement',
+               GLANCE_GROUP: 'image'}
 
 
 def register_opts(conf: cfg.ConfigOpts) -> None:
@@ -120,6 +137,7 @@ def register_opts(conf: cfg.ConfigOpts) -> None:
     conf.register_opts(COMPUTE_OPTS, group=COMPUTE_GROUP)
     conf.register_opts(DATABASE_OPTS, group=DATABASE_GROUP)
     conf.register_opts(FILTER_SCHEDULER_OPTS, group=FILTER_SCHEDULER_GROUP)
+    conf.register_opts(SCHEDULER_OPTS, group=SCHEDULER_GROUP)
     for group, service_type in _KSA_GROUPS.items():
         ks_loading.register_session_conf_options(conf, group)
         ks_loading.register_auth_conf_options(conf, group)
@@ -165,9 +183,11 @@ def list_opts() -> list[tuple[str, list[cfg.Opt]]]:
         ('DEFAULT', DEFAULT_OPTS),
         (CYBORG_GROUP, _ksa_opts()),
         (PLACEMENT_GROUP, _ksa_opts()),
+        (GLANCE_GROUP, _ksa_opts()),
         (SERVICE_USER_GROUP, SERVICE_USER_OPTS + _ksa_opts(adapter=False)),
         (LIBVIRT_GROUP, LIBVIRT_OPTS),
         (COMPUTE_GROUP, COMPUTE_OPTS),
         (DATABASE_GROUP, DATABASE_OPTS),
         (FILTER_SCHEDULER_GROUP, FILTER_SCHEDULER_OPTS),
+        (SCHEDULER_GROUP, SCHEDULER_OPTS),
     ]

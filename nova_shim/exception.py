@@ -106,3 +106,30 @@ class BuildAbortException(NovaShimException):
 
 class InstanceEventTimeout(NovaShimException):
     msg_fmt = 'Timed out waiting for events %(events)s of %(instance_uuid)s.'
+
+
+class Forbidden(NovaShimException):
+    msg_fmt = 'Policy does not allow %(action)s to be performed.'
+
+
+class ServiceNotFound(NovaShimException):
+    msg_fmt = 'Service %(service_id)s could not be found.'
+
+
+class ComputeHostNotFound(NovaShimException):
+    msg_fmt = 'Compute host %(host)s could not be found.'
+
+
+class ComputeServiceInUse(NovaShimException):
+    """Evacuation needs the instance's compute service to be down."""
+
+    msg_fmt = 'Compute service of %(host)s is still in use.'
+
+
+class MaxRetriesExceeded(NovaShimException):
+    """Every attempt of a build failed, or no alternate was left; the
+    message names each attempt."""
+
+    msg_fmt = ('Exceeded maximum number of retries. Exhausted all hosts '
+               'available for retrying build failures for instance '
+               '%(instance_uuid)s. Attempts: %(attempts)s')

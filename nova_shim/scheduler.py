@@ -4,15 +4,20 @@ This is the part of Nova's scheduler that accelerators need. Building
 the Placement query and reading its answer are pure functions; the
 functions that take a keystoneauth1 ``adapter`` talk to Placement:
 
-* :func:`select_destination`: ``GET /allocation_candidates`` (1.36) with
-  the flavor's resources unsuffixed and one suffixed group per device
-  profile group (``resourcesdevice_profile_0=FPGA:1``), then ``PUT
-  /allocations/{instance}`` for the first candidate that claims (the
-  next one on 409), those of one of the first ``host_subset_size``
+* :func:`select_destinations`: ``GET /allocation_candidates`` (1.36)
+  with the flavor's resources unsuffixed and one suffixed group per
+  device profile group (``resourcesdevice_profile_0=FPGA:1``), then
+  ``PUT /allocations/{instance}`` for the first candidate that claims
+  (the next one on 409), those of one of the first ``host_subset_size``
   compute nodes offered first, chosen at random as Nova chooses. It
   returns the chosen compute node and the ``mappings``
   (``{"device_profile_0": [rp_uuid]}``) that
-  ``create_arqs_and_match_resource_providers`` takes.
+  ``create_arqs_and_match_resource_providers`` takes, and, as Nova's
+  scheduler does, alternates: one unclaimed candidate on each of up to
+  ``max_attempts - 1`` other compute nodes, which a reschedule claims
+  with :func:`claim` (:func:`select_destination` is the chosen one
+  alone). Excluded compute nodes (down, disabled, an evacuated
+  instance's own) are never offered.
 * :func:`ensure_compute_node`: the compute node's root provider and its
   VCPU, MEMORY_MB and DISK_GB inventory, as nova-compute reports them.
 * :func:`delete_allocation`.
@@ -144,13 +149,16 @@ def parse_candidates(body: dict) -> list[Candidate]:
 
 
 def build_allocation_body(candidate: Candidate, project_id: str,
-                          user_id: str) -> dict[str, Any]:
-    """The body of ``PUT /allocations/{consumer}`` (1.36) for a new
-    consumer."""
+                          user_id: str,
+                          consumer_generation: int | None = None
+                          ) -> dict[str, Any]:
+    """The body of ``PUT /allocations/{consumer}`` (1.36): for a new
+    consumer, or replacing the allocations of the consumer at
+    ``consumer_generation``."""
     allocations = candidate.allocations.items()
     return {'allocations': {rp: {'resources': resources}
                             for rp, resources in allocations},
-            'consumer_generation': None,
+            'consumer_generation': consumer_generation,
             'project_id': project_id,
             'user_id': user_id}
 
@@ -174,11 +182,13 @@ def _fail(resp: requests.Response, method: str,
 
 def claim_resources(adapter: ks_adapter.Adapter, instance_uuid: str,
                     candidate: Candidate, project_id: str,
-                    user_id: str) -> bool:
+                    user_id: str,
+                    consumer_generation: int | None = None) -> bool:
     """Claim a candidate for the instance; False if Placement said 409."""
     url = '/allocations/%s' % instance_uuid
     resp = _request(adapter, 'PUT', url, CANDIDATES_VERSION,
-                    json=build_allocation_body(candidate, project_id, user_id))
+                    json=build_allocation_body(candidate, project_id, user_id,
+                                               consumer_generation))
     if resp.status_code == 409:
         LOG.info('Claim for instance %s lost a race: %s', instance_uuid,
                  resp.text[:300])
@@ -199,33 +209,88 @@ def subset_first(candidates: list[Candidate],
             [c for c in candidates if c.root_provider_uuid != chosen])
 
 
-def select_destination(adapter: ks_adapter.Adapter, instance_uuid: str,
-                       project_id: str, user_id: str, *, vcpus: int,
-                       memory_mb: int, disk_gb: int,
-                       groups: Iterable[RequestGroup] = (),
-                       in_tree: str | None = None,
-                       host_subset_size: int = 1) -> Selection:
+def alternates(candidates: list[Candidate], chosen_root: str,
+               count: int) -> list[Candidate]:
+    """The first candidate of each of up to ``count`` compute nodes other
+    than ``chosen_root``, in the order given (Nova's alternate hosts)."""
+    found: dict[str, Candidate] = {}
+    for candidate in candidates:
+        root = candidate.root_provider_uuid
+        if root != chosen_root and root not in found:
+            found[root] = candidate
+    return list(found.values())[:max(0, count)]
+
+
+def claim(adapter: ks_adapter.Adapter, instance_uuid: str,
+          candidate: Candidate, project_id: str, user_id: str,
+          consumer_generation: int | None = None) -> Selection | None:
+    """Claim ``candidate``; its Selection, or None if it lost a race."""
+    if not claim_resources(adapter, instance_uuid, candidate, project_id,
+                           user_id, consumer_generation):
+        return None
+    root = get_provider(adapter, candidate.root_provider_uuid)
+    name = root['name'] if root else candidate.root_provider_uuid
+    return Selection(candidate.root_provider_uuid, name, candidate.mappings,
+                     candidate.allocations)
+
+
+def select_destinations(adapter: ks_adapter.Adapter, instance_uuid: str,
+                        project_id: str, user_id: str, *, vcpus: int,
+                        memory_mb: int, disk_gb: int,
+                        groups: Iterable[RequestGroup] = (),
+                        in_tree: str | None = None,
+                        host_subset_size: int = 1, max_attempts: int = 1,
+                        exclude_roots: Iterable[str] = (),
+                        consumer_generation: int | None = None
+                        ) -> tuple[Selection, list[Candidate]]:
     """Find a compute node with room and claim it for the instance.
 
-    Raises NoValidHost when Placement has no candidate or every claim
-    loses a race.
+    Returns the claimed Selection and up to ``max_attempts - 1``
+    unclaimed alternates on other compute nodes. ``consumer_generation``
+    is that of the allocations the claim replaces (an evacuation); None
+    for an instance that holds none. Raises NoValidHost when Placement
+    has no candidate outside ``exclude_roots`` or every claim loses a
+    race.
     """
     query = build_candidates_query(vcpus, memory_mb, disk_gb, groups, in_tree)
     resp = _request(adapter, 'GET', '/allocation_candidates',
                     CANDIDATES_VERSION, params=query)
     if resp.status_code != 200:
         raise _fail(resp, 'GET', '/allocation_candidates')
-    candidates = parse_candidates(resp.json())
+    excluded = set(exclude_roots)
+    candidates = [c for c in parse_candidates(resp.json())
+                  if c.root_provider_uuid not in excluded]
     if not candidates:
         raise exception.NoValidHost(reason='No allocation candidates.')
     candidates = subset_first(candidates, host_subset_size)
     for candidate in candidates[:_CLAIM_ATTEMPTS]:
-        if claim_resources(adapter, instance_uuid, candidate, project_id,
-                           user_id):
-            root = get_provider(adapter, candidate.root_provider_uuid)
-            return Selection(candidate.root_provider_uuid, root['name'],
-                             candidate.mappings, candidate.allocations)
+        selection = claim(adapter, instance_uuid, candidate, project_id,
+                          user_id, consumer_generation)
+        if selection is not None:
+            return selection, alternates(
+                candidates, selection.compute_node_uuid, max_attempts - 1)
     raise exception.NoValidHost(reason='Every claim conflicted.')
+
+
+def select_destination(adapter: ks_adapter.Adapter, instance_uuid: str,
+                       project_id: str, user_id: str,
+                       **kwargs: Any) -> Selection:
+    """:func:`select_destinations` without the alternates."""
+    return select_destinations(adapter, instance_uuid, project_id, user_id,
+                               **kwargs)[0]
+
+
+def consumer_generation(adapter: ks_adapter.Adapter,
+                        instance_uuid: str) -> int | None:
+    """The generation of the instance's allocations; None if it holds
+    none."""
+    url = '/allocations/%s' % instance_uuid
+    resp = _request(adapter, 'GET', url, CANDIDATES_VERSION)
+    if resp.status_code != 200:
+        raise _fail(resp, 'GET', url)
+    body = resp.json()
+    return body.get('consumer_generation') if body.get('allocations') \
+        else None
 
 
 def delete_allocation(adapter: ks_adapter.Adapter, instance_uuid: str) -> None:

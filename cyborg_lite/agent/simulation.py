@@ -19,6 +19,7 @@ import os
 import shutil
 
 from cyborg_lite.agent.sysfs import Sysfs
+from cyborg_lite.agent.sysfs import SysfsError
 
 T4_VGPU_TYPES = [  # (type, name, heads, frl, framebuffer MB, resolution)
     ('nvidia-222', 'GRID T4-1B', 4, 45, 1024, '5120x2880'),
@@ -235,9 +236,26 @@ def mdevs(root: str) -> list[str]:
 
 
 class SimulatedSysfs(Sysfs):
-    """A sysfs whose mdev writes take effect, as the kernel's would."""
+    """A sysfs whose mdev writes take effect, as the kernel's would.
+
+    :meth:`fail_mdev_creation` makes the kernel refuse new mdevs, as a
+    GPU in a bad state does (writes to ``create`` fail with EIO), until
+    :meth:`repair`.
+    """
+
+    _refusing: str | None = None
+
+    def fail_mdev_creation(self, reason: str = 'Input/output error') -> None:
+        self._refusing = reason
+
+    def repair(self) -> None:
+        self._refusing = None
 
     def create_mdev(self, address: str, mdev_type: str, uuid: str) -> None:
+        if self._refusing:
+            raise SysfsError('cannot write %r to %s: %s' % (
+                uuid, os.path.join(_type_dir(self.root, address, mdev_type),
+                                   'create'), self._refusing))
         super().create_mdev(address, mdev_type, uuid)
         kernel_create_mdev(self.root, address, mdev_type)
 

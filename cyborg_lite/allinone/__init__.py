@@ -195,6 +195,11 @@ class AllInOne:
         sysfs = self._host_sysfs.get(hostname)
         return sysfs.root if sysfs is not None else None
 
+    def simulated_sysfs(self, hostname):
+        """The SimulatedSysfs of a simulated host (to inject a hardware
+        fault), or None."""
+        return self._host_sysfs.get(hostname)
+
     def stop(self):
         if self.compute is not None:
             self.compute.stop()

@@ -159,3 +159,12 @@ def delete_arqs(deps: ComputeDeps, ctx: RequestContext,
         if instance.vm_state != states.BUILDING:
             return
     cy.delete_arqs_by_uuid(instance.arq_uuids)
+
+
+def delete_attempt_arqs(deps: ComputeDeps, ctx: RequestContext,
+                        instance: Instance) -> None:
+    """Delete the ARQs a failed build attempt created, bound or not
+    (``DELETE ?arqs=``, which removes Bound and BindFailed ones alike);
+    errors are logged."""
+    if instance.device_profile and instance.arq_uuids:
+        client(deps, ctx).delete_arqs_by_uuid(instance.arq_uuids)

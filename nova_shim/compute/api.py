@@ -35,6 +35,7 @@ from nova_shim.compute.http import request_version
 from nova_shim.compute.http import VERSION_KEY
 from nova_shim.compute.manager import ComputeManager
 from nova_shim.compute import servers
+from nova_shim.compute import services
 from nova_shim import exception
 
 LOG = logging.getLogger(__name__)
@@ -56,12 +57,19 @@ ROUTES: list[tuple[str, re.Pattern, Callable]] = [
      servers.server_action),
     ('POST', re.compile(r'^/os-server-external-events$'),
      external_events.create),
+    ('GET', re.compile(r'^/os-services$'), services.list_services),
+    ('PUT', re.compile(r'^/os-services/(?P<service_id>[^/]+)$'),
+     services.update_service),
 ]
 
 # Domain exception -> (HTTP status, Nova's error body key).
 ERRORS: list[tuple[type, int, str]] = [
     (exception.NotAuthenticated, 401, 'unauthorized'),
+    (exception.Forbidden, 403, 'forbidden'),
     (exception.InstanceNotFound, 404, 'itemNotFound'),
+    (exception.ServiceNotFound, 404, 'itemNotFound'),
+    (exception.ComputeHostNotFound, 404, 'itemNotFound'),
+    (exception.ComputeServiceInUse, 400, 'badRequest'),
     (exception.FlavorNotFound, 400, 'badRequest'),
     (exception.InstanceInvalidState, 409, 'conflictingRequest'),
     (exception.InstanceNotReady, 409, 'conflictingRequest'),

@@ -1,7 +1,12 @@
 """The compute service's own database of instances.
 
-One table, SQLAlchemy Core, context-free functions on a :class:`Database`.
-SQLite (a file under ``state_path`` by default) and PostgreSQL both work.
+Two tables, SQLAlchemy Core, context-free functions on a
+:class:`Database`: ``instances``, and ``services`` (one row per
+hypervisor hostname: whether the scheduler may use it, and whether an
+operator forced it down). SQLite (a file under ``state_path`` by
+default) and PostgreSQL both work. :meth:`Database.create_schema`
+creates what is missing, including nullable columns added since a
+database was made.
 State changes that two requests may race on are compare-and-swaps:
 :meth:`Database.update` takes the ``task_state`` (and optionally the
 vm_states) the row must still have, and raises InstanceInvalidState when
@@ -39,8 +44,22 @@ INSTANCES = sa.Table(
     sa.Column('fault', sa.Text),
     sa.Column('created_at', sa.DateTime, nullable=False),
     sa.Column('updated_at', sa.DateTime, nullable=False),
+    # Nova's request spec "retry": {"num_attempts": n, "hosts": [[host,
+    # node], ...]}, the compute nodes a build has tried (JSON).
+    sa.Column('retry', sa.Text),
+    # The reservation id of a multi-create, shared by its instances.
+    sa.Column('reservation_id', sa.String(255)),
 )
-_JSON_COLUMNS = ('flavor', 'arq_uuids')
+SERVICES = sa.Table(
+    'services', METADATA,
+    sa.Column('host', sa.String(255), primary_key=True),
+    sa.Column('uuid', sa.String(36), nullable=False, unique=True),
+    sa.Column('disabled', sa.Boolean, nullable=False, default=False),
+    sa.Column('disabled_reason', sa.String(255)),
+    sa.Column('forced_down', sa.Boolean, nullable=False, default=False),
+    sa.Column('updated_at', sa.DateTime, nullable=False),
+)
+_JSON_COLUMNS = ('flavor', 'arq_uuids', 'retry')
 _ANY = object()
 
 
@@ -65,6 +84,8 @@ class Instance:
     fault: str | None
     created_at: datetime.datetime
     updated_at: datetime.datetime
+    retry: dict | None = None
+    reservation_id: str | None = None
 
     @property
     def device_profile(self) -> str | None:
@@ -83,8 +104,26 @@ def _encode(values: dict[str, Any]) -> dict[str, Any]:
 def _instance(row: sa.Row) -> Instance:
     values = dict(row._mapping)
     for key in _JSON_COLUMNS:
-        values[key] = json.loads(values[key])
+        if values[key] is not None:
+            values[key] = json.loads(values[key])
     return Instance(**values)
+
+
+@dataclasses.dataclass
+class Service:
+    """A compute node as a compute service (Nova's ``os-services``)."""
+
+    host: str
+    uuid: str
+    disabled: bool
+    disabled_reason: str | None
+    forced_down: bool
+    updated_at: datetime.datetime
+
+    @property
+    def is_up(self) -> bool:
+        """Up unless forced down: the service runs in this process."""
+        return not self.forced_down
 
 
 def connection_url(conf: cfg.ConfigOpts) -> str:
@@ -102,6 +141,21 @@ class Database:
 
     def create_schema(self) -> None:
         METADATA.create_all(self.engine)
+        self._add_missing_columns()
+
+    def _add_missing_columns(self) -> None:
+        """Add the nullable columns a database made by an older release
+        lacks (create_all adds tables, not columns)."""
+        inspector = sa.inspect(self.engine)
+        for table in METADATA.sorted_tables:
+            present = {c['name'] for c in inspector.get_columns(table.name)}
+            for column in table.columns:
+                if column.name in present or not column.nullable:
+                    continue
+                kind = column.type.compile(dialect=self.engine.dialect)
+                with self.engine.begin() as conn:
+                    conn.execute(sa.text('ALTER TABLE %s ADD COLUMN %s %s' % (
+                        table.name, column.name, kind)))
 
     def dispose(self) -> None:
         self.engine.dispose()
@@ -158,3 +212,27 @@ class Database:
     def delete(self, uuid: str) -> None:
         with self.engine.begin() as conn:
             conn.execute(INSTANCES.delete().where(INSTANCES.c.uuid == uuid))
+
+    # -- services ---------------------------------------------------
+
+    def ensure_service(self, host: str, uuid: str) -> None:
+        """Record a compute service for ``host`` unless it exists."""
+        with self.engine.begin() as conn:
+            found = conn.execute(SERVICES.select().where(
+                SERVICES.c.host == host)).first()
+            if found is None:
+                conn.execute(SERVICES.insert().values(
+                    host=host, uuid=uuid, disabled=False, forced_down=False,
+                    updated_at=_now()))
+
+    def list_services(self) -> 'list[Service]':
+        with self.engine.connect() as conn:
+            return [Service(**dict(row._mapping)) for row in conn.execute(
+                SERVICES.select().order_by(SERVICES.c.host))]
+
+    def update_service(self, host: str, **values: Any) -> Service:
+        values['updated_at'] = _now()
+        with self.engine.begin() as conn:
+            conn.execute(SERVICES.update().where(
+                SERVICES.c.host == host).values(**values))
+        return next(s for s in self.list_services() if s.host == host)

@@ -1,5 +1,5 @@
 """Power operations on a built instance: start, stop, reboot, pause,
-unpause, rebuild.
+unpause, rebuild, rescue, unrescue.
 
 Each one moves the instance into its task_state with a compare-and-swap
 (only from an allowed vm_state, only when no other task runs), does the
@@ -8,11 +8,16 @@ fetch the ARQs afresh and regenerate the domain XML; stop, pause and
 unpause never call Cyborg; soft reboot reads the ARQs (for the fallback
 to a hard reboot) and changes nothing in Cyborg. Rebuild keeps the ARQs:
 it waits for their events, which exit early because they are Bound, and
-spawns the guest again. If the hypervisor fails, the task_state is
-cleared and the vm_state stays.
+spawns the guest again. Rescue restarts the guest from a rescue disk
+(its own disk second) with the same ARQs, fetched afresh, as Nova's
+libvirt driver gives a rescued guest its accelerators; unrescue
+restarts it from its own XML. If the hypervisor fails, the task_state
+is cleared and the vm_state stays.
 """
 
+import dataclasses
 import logging
+import os
 from typing import Callable
 
 from nova_shim.compute import accelerators
@@ -112,4 +117,32 @@ def rebuild(deps: ComputeDeps, ctx: RequestContext, uuid: str) -> Instance:
         deps.db.update(uuid, task_state=states.REBUILD_SPAWNING)
         deps.driver.destroy(uuid)
         deps.driver.spawn(build.guest_spec(instance), arqs)
+    return run(deps, instance, work, states.ACTIVE)
+
+
+def rescue_disk_path(deps: ComputeDeps, uuid: str) -> str:
+    """Where the rescue disk of an instance is, as Nova's
+    ``<instances_path>/<uuid>/disk.rescue``."""
+    return os.path.join(deps.conf.state_path, 'instances', uuid,
+                        'disk.rescue')
+
+
+def rescue(deps: ComputeDeps, ctx: RequestContext, uuid: str) -> Instance:
+    instance = begin(deps, uuid, 'rescue', states.RESCUING)
+
+    def work() -> None:
+        arqs = accelerators.get_arqs(deps, ctx, instance)
+        guest = dataclasses.replace(build.guest_spec(instance),
+                                    rescue_disk_path=rescue_disk_path(
+                                        deps, uuid))
+        deps.driver.rescue(guest, arqs)
+    return run(deps, instance, work, states.RESCUED)
+
+
+def unrescue(deps: ComputeDeps, ctx: RequestContext, uuid: str) -> Instance:
+    instance = begin(deps, uuid, 'unrescue', states.UNRESCUING)
+
+    def work() -> None:
+        arqs = accelerators.get_arqs(deps, ctx, instance)
+        deps.driver.unrescue(build.guest_spec(instance), arqs)
     return run(deps, instance, work, states.ACTIVE)

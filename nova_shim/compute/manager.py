@@ -1,11 +1,11 @@
 """ComputeManager: the entry point of every instance operation.
 
 Thin on purpose: each method hands its work to a feature module
-(``build``, ``lifecycle``, ``shelve``, ``accelerators``). Builds and
-unshelves of offloaded instances wait for Cyborg, so they run in a
-background thread and the caller gets the instance in its new task
-state at once; the other operations are quick on the hypervisor and run
-in the caller's thread.
+(``build``, ``lifecycle``, ``shelve``, ``evacuate``, ``accelerators``).
+Builds, evacuations and unshelves of offloaded instances wait for
+Cyborg, so they run in a background thread and the caller gets the
+instance in its new task state at once; the other operations are quick
+on the hypervisor and run in the caller's thread.
 """
 
 import logging
@@ -16,9 +16,11 @@ from nova_shim.compute import accelerators
 from nova_shim.compute import build
 from nova_shim.compute.db import Instance
 from nova_shim.compute.deps import ComputeDeps
+from nova_shim.compute import evacuate
 from nova_shim.compute.flavors import Flavor
 from nova_shim.compute import lifecycle
 from nova_shim.compute import shelve
+from nova_shim.compute import snapshot
 from nova_shim.compute import states
 from nova_shim.context import RequestContext
 from nova_shim import exception
@@ -72,18 +74,32 @@ class ComputeManager:
 
     def build_instance(self, ctx: RequestContext, name: str,
                        flavor: Flavor) -> Instance:
-        """Record the instance (BUILD) and build it in the background."""
-        instance = self.deps.db.create(
-            uuid=str(uuidlib.uuid4()), name=name, project_id=ctx.project_id,
-            user_id=ctx.user_id, flavor={
+        """Record one instance (BUILD) and build it in the background."""
+        return self.build_instances(ctx, name, flavor)[0]
+
+    def build_instances(self, ctx: RequestContext, name: str, flavor: Flavor,
+                        min_count: int = 1, max_count: int = 1,
+                        reservation_id: str | None = None
+                        ) -> list[Instance]:
+        """Record ``max_count`` instances (BUILD) and build them in the
+        background: at least ``min_count`` of them, or none
+        (:func:`build.build_instances`). Several are named
+        ``<name>-1``, ``<name>-2``..., as Nova names them."""
+        reservation_id = reservation_id or 'r-' + uuidlib.uuid4().hex[:8]
+        instances = [self.deps.db.create(
+            uuid=str(uuidlib.uuid4()),
+            name=name if max_count == 1 else '%s-%d' % (name, n),
+            project_id=ctx.project_id, user_id=ctx.user_id, flavor={
                 'name': flavor.name, 'vcpus': flavor.vcpus,
                 'memory_mb': flavor.memory_mb, 'disk_gb': flavor.disk_gb,
                 'extra_specs': flavor.extra_specs},
-            vm_state=states.BUILDING, task_state=states.SCHEDULING)
-        self._background('build-%s' % instance.uuid,
-                         build.build_and_run_instance, self.deps, ctx,
-                         instance.uuid)
-        return instance
+            vm_state=states.BUILDING, task_state=states.SCHEDULING,
+            reservation_id=reservation_id)
+            for n in range(1, max_count + 1)]
+        self._background('build-%s' % reservation_id,
+                         build.build_instances, self.deps, ctx,
+                         [i.uuid for i in instances], min_count)
+        return instances
 
     def start_instance(self, ctx: RequestContext, uuid: str) -> Instance:
         return lifecycle.start(self.deps, ctx, uuid)
@@ -116,6 +132,31 @@ class ComputeManager:
         self._background('unshelve-%s' % uuid, shelve.unshelve, self.deps,
                          ctx, uuid)
         return instance
+
+    def rescue_instance(self, ctx: RequestContext, uuid: str) -> Instance:
+        return lifecycle.rescue(self.deps, ctx, uuid)
+
+    def unrescue_instance(self, ctx: RequestContext, uuid: str) -> Instance:
+        return lifecycle.unrescue(self.deps, ctx, uuid)
+
+    def evacuate_instance(self, ctx: RequestContext, uuid: str,
+                          host: str | None = None) -> Instance:
+        """Check and start an evacuation; it goes on in the background
+        (:mod:`nova_shim.compute.evacuate`)."""
+        instance = evacuate.begin(self.deps, uuid, host)
+        self._background('evacuate-%s' % uuid, evacuate.evacuate, self.deps,
+                         ctx, uuid, host)
+        return instance
+
+    def snapshot_instance(self, ctx: RequestContext, uuid: str, name: str,
+                          metadata: dict) -> snapshot.ImageResult:
+        return snapshot.snapshot(self.deps, ctx, uuid, name, metadata)
+
+    def backup_instance(self, ctx: RequestContext, uuid: str, name: str,
+                        backup_type: str, rotation: int,
+                        metadata: dict) -> snapshot.ImageResult:
+        return snapshot.backup(self.deps, ctx, uuid, name, backup_type,
+                               rotation, metadata)
 
     def refuse(self, uuid: str, action: str) -> None:
         """Resize, migrations, suspend and resume: always refused."""

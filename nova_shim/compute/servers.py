@@ -10,12 +10,14 @@ on in the background like a build. ``ACTIONS`` is the one table of the
 actions this API knows.
 """
 
+import secrets
 from typing import Callable
 
 import webob
 
 from nova_shim.compute import http
 from nova_shim.compute import flavors
+from nova_shim.compute import image_actions
 from nova_shim.compute.manager import ComputeManager
 from nova_shim.compute import views
 from nova_shim import exception
@@ -23,6 +25,8 @@ from nova_shim import exception
 Handler = Callable[..., webob.Response]
 # A server name's most characters, as in Nova (the column's length).
 MAX_NAME_LENGTH = 255
+# The most instances one create request may ask for (max_count).
+MAX_COUNT = 100
 
 
 def versions(req: webob.Request, manager: ComputeManager) -> webob.Response:
@@ -52,18 +56,26 @@ def _project_filter(req: webob.Request) -> str | None:
     return None if ctx.is_admin else ctx.project_id
 
 
+def _listed(req: webob.Request, manager: ComputeManager) -> list:
+    """The servers the caller may see, of one multi-create request if
+    ``reservation_id`` is given."""
+    found = manager.list_instances(_project_filter(req))
+    reservation_id = req.GET.get('reservation_id')
+    if reservation_id is not None:
+        found = [i for i in found if i.reservation_id == reservation_id]
+    return found
+
+
 def list_servers(req: webob.Request, manager: ComputeManager
                  ) -> webob.Response:
     return http.json_response({'servers': [
-        views.server_summary(i)
-        for i in manager.list_instances(_project_filter(req))]})
+        views.server_summary(i) for i in _listed(req, manager)]})
 
 
 def list_servers_detail(req: webob.Request, manager: ComputeManager
                         ) -> webob.Response:
     return http.json_response({'servers': [
-        views.server(i)
-        for i in manager.list_instances(_project_filter(req))]})
+        views.server(i) for i in _listed(req, manager)]})
 
 
 def create_server(req: webob.Request, manager: ComputeManager
@@ -82,9 +94,38 @@ def create_server(req: webob.Request, manager: ComputeManager
         flavor = flavors.get_flavor(manager.deps.conf, str(body['flavorRef']))
     else:
         raise exception.InvalidRequest(reason='"flavorRef" is required')
-    instance = manager.build_instance(http.project_context(req),
-                                      str(body['name']), flavor)
-    return http.json_response({'server': views.server(instance)}, 202)
+    min_count, max_count = _counts(body)
+    instances = manager.build_instances(http.project_context(req),
+                                        str(body['name']), flavor,
+                                        min_count, max_count)
+    if body.get('return_reservation_id') is True:
+        return http.json_response(
+            {'reservation_id': instances[0].reservation_id}, 202)
+    return http.json_response({'server': views.server(instances[0])}, 202)
+
+
+def _count(body: dict, key: str) -> int:
+    """``min_count`` or ``max_count``: an integer, or its digits in a
+    string (as Nova's schema takes it), from 1 to MAX_COUNT."""
+    value = body.get(key, 1)
+    if isinstance(value, str) and value.isdigit() and value.isascii():
+        value = int(value)
+    if isinstance(value, bool) or not isinstance(value, int) or \
+            not 1 <= value <= MAX_COUNT:
+        raise exception.InvalidRequest(
+            reason='"%s" is an integer from 1 to %d' % (key, MAX_COUNT))
+    return value
+
+
+def _counts(body: dict) -> tuple[int, int]:
+    min_count = _count(body, 'min_count')
+    max_count = _count(body, 'max_count') if 'max_count' in body \
+        else min_count
+    if min_count > max_count:
+        raise exception.InvalidRequest(
+            reason='min_count (%d) is greater than max_count (%d)'
+            % (min_count, max_count))
+    return min_count, max_count
 
 
 def show_server(req: webob.Request, manager: ComputeManager,
@@ -108,6 +149,30 @@ def _reboot(manager: ComputeManager, ctx, uuid: str, args: dict):
     return manager.reboot_instance(ctx, uuid, str(reboot_type).upper())
 
 
+def _rescue(manager: ComputeManager, ctx, uuid: str, args) -> webob.Response:
+    """Nova answers a rescue with the rescue image's admin password."""
+    if args is not None and not isinstance(args, dict):
+        raise exception.InvalidRequest(reason='"rescue" takes an object')
+    manager.rescue_instance(ctx, uuid)
+    return http.json_response(
+        {'adminPass': (args or {}).get('adminPass') or
+         secrets.token_urlsafe(9)})
+
+
+def _evacuate(manager: ComputeManager, ctx, uuid: str,
+              args) -> webob.Response:
+    """Admin only, as Nova's default policy; 200 without a body."""
+    if not ctx.is_admin:
+        raise exception.Forbidden(action='os_compute_api:os-evacuate')
+    if args is not None and not isinstance(args, dict):
+        raise exception.InvalidRequest(reason='"evacuate" takes an object')
+    host = (args or {}).get('host')
+    if host is not None and (not isinstance(host, str) or not host):
+        raise exception.InvalidRequest(reason='"host" is a host name')
+    manager.evacuate_instance(ctx, uuid, host)
+    return webob.Response(status=200)
+
+
 def _refused(action: str) -> Callable:
     return lambda manager, ctx, uuid, args: manager.refuse(uuid, action)
 
@@ -124,6 +189,11 @@ ACTIONS: dict[str, tuple[Callable, bool]] = {
     'shelveOffload': (lambda m, c, u, a: m.shelve_offload_instance(c, u),
                       False),
     'unshelve': (lambda m, c, u, a: m.unshelve_instance(c, u), False),
+    'rescue': (_rescue, False),
+    'unrescue': (lambda m, c, u, a: m.unrescue_instance(c, u), False),
+    'evacuate': (_evacuate, False),
+    'createImage': (image_actions.create_image, False),
+    'createBackup': (image_actions.create_backup, False),
     'resize': (_refused('resize'), False),
     'migrate': (_refused('migrate'), False),
     'os-migrateLive': (_refused('live-migrate'), False),

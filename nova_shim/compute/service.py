@@ -18,6 +18,7 @@ from nova_shim.compute import db
 from nova_shim.compute.deps import ComputeDeps
 from nova_shim.compute.events import InstanceEvents
 from nova_shim.compute.manager import ComputeManager
+from nova_shim.compute import services
 from nova_shim.compute.wsgi import APIServer
 from nova_shim import scheduler
 from nova_shim.virt.libvirt import LibvirtDriver
@@ -77,6 +78,7 @@ class ComputeService:
         nodes = register_compute_nodes(self.conf, placement, hostnames)
         self.deps = ComputeDeps(self.conf, database, driver, InstanceEvents(),
                                 placement, self.host, nodes)
+        services.register(self.deps)
         self.manager = ComputeManager(self.deps)
         self.server = APIServer(ComputeAPI(self.manager),
                                 self.conf.compute.api_host,

@@ -2,9 +2,11 @@
 
 Besides Nova's fields (status, the ``OS-EXT-STS`` states, host and
 hypervisor hostname, the embedded flavor of microversion 2.47), a
-detailed view has two fields of nova_shim's own: ``accelerator_requests``
-(the instance's ARQs as Cyborg returns them) and ``hostdevs`` (the host
-devices in the guest's domain XML, read back from libvirt).
+detailed view has three fields of nova_shim's own: ``accelerator_requests``
+(the instance's ARQs as Cyborg returns them), ``hostdevs`` (the host
+devices in the guest's domain XML, read back from libvirt) and ``retry``
+(the compute nodes its last build tried, as Nova's request spec records
+them: ``{"num_attempts": 2, "hosts": [["host-1", "host-1"], ...]}``).
 """
 
 from nova_shim.compute.db import Instance
@@ -39,6 +41,8 @@ def server(instance: Instance, arqs: list[dict] | None = None,
         'OS-EXT-STS:power_state': instance.power_state,
         'OS-EXT-SRV-ATTR:host': instance.host,
         'OS-EXT-SRV-ATTR:hypervisor_hostname': instance.node,
+        'OS-EXT-SRV-ATTR:reservation_id': instance.reservation_id,
+        'retry': instance.retry,
     }
     if instance.fault and instance.vm_state == states.ERROR:
         body['fault'] = {'code': 500, 'message': instance.fault}

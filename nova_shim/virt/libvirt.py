@@ -62,6 +62,8 @@ class GuestSpec:
     memory_mb: int
     name: str | None = None  # default: instance-<uuid>
     disk_path: str | None = None  # a qcow2 root disk, if any
+    # Rescue: the guest boots from this disk, its own disk second.
+    rescue_disk_path: str | None = None
 
     @property
     def domain_name(self) -> str:
@@ -118,14 +120,21 @@ def build_domain_xml(guest: GuestSpec, arqs: list[dict],
     # ACPI lets a soft reboot or shutdown reach the guest OS.
     ET.SubElement(ET.SubElement(root, 'features'), 'acpi')
     devices = ET.SubElement(root, 'devices')
-    if guest.disk_path:
+    disks = [p for p in (guest.rescue_disk_path, guest.disk_path) if p]
+    for target, path in zip('ab', disks, strict=False):
         disk = ET.SubElement(devices, 'disk', type='file', device='disk')
         ET.SubElement(disk, 'driver', name='qemu', type='qcow2')
-        ET.SubElement(disk, 'source', file=guest.disk_path)
-        ET.SubElement(disk, 'target', dev='vda', bus='virtio')
+        ET.SubElement(disk, 'source', file=path)
+        ET.SubElement(disk, 'target', dev='vd' + target, bus='virtio')
     devices.extend(_hostdev_element(hostdev) for hostdev in hostdevs)
     ET.indent(root)
     return ET.tostring(root, encoding='unicode')
+
+
+def parse_disks(domain_xml: str) -> list[str]:
+    """The source files of a domain XML's disks, in order."""
+    return [elem.get('file') for elem in
+            ET.fromstring(domain_xml).iterfind('./devices/disk/source')]
 
 
 def parse_hostdevs(domain_xml: str) -> list[Hostdev]:
@@ -281,6 +290,18 @@ class LibvirtDriver:
                 LOG.warning('instance %s: soft reboot failed (%s); '
                             'rebooting hard', guest.uuid,
                             exc.get_error_message())
+        self.power_off(guest.uuid)
+        self.power_on(guest, arqs)
+
+    def rescue(self, guest: GuestSpec, arqs: list[dict]) -> None:
+        """Restart the guest from ``guest.rescue_disk_path``, its own
+        disk second, with the same host devices (Nova's libvirt rescue
+        with accelerators)."""
+        self.power_off(guest.uuid)
+        self.power_on(guest, arqs)
+
+    def unrescue(self, guest: GuestSpec, arqs: list[dict]) -> None:
+        """Restart the guest from its own XML (no rescue disk)."""
         self.power_off(guest.uuid)
         self.power_on(guest, arqs)
 

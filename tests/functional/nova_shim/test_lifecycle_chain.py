@@ -24,9 +24,11 @@ FPGA_HANDLES = 4
 
 
 class Chain:
-    def __init__(self, tmp_path, hosts: int = 1) -> None:
+    def __init__(self, tmp_path, hosts: int = 1,
+                 host_kinds: list[str] | None = None) -> None:
         self.tmp_path = tmp_path
-        self.hosts = hosts
+        self.hosts = len(host_kinds) if host_kinds else hosts
+        self.host_kinds = host_kinds
         self.placement = None
         self.service = None
         self.stack = None
@@ -51,7 +53,8 @@ class Chain:
         })
         self.service = ComputeService(self.conf).start()
         self.stack = cyborg_api.CyborgStack(
-            self.tmp_path / 'cyborg', hosts=self.hosts, overrides={
+            self.tmp_path / 'cyborg', hosts=self.hosts,
+            host_kinds=self.host_kinds, overrides={
                 ('nova', 'auth_type'): 'none',
                 ('nova', 'endpoint_override'): self.service.url + '/v2.1',
                 ('nova', 'event_retry_delay'): 0.05,
