@@ -7,6 +7,9 @@ configured flavor with ``accel:device_profile=DP`` added to its extra
 specs, and waits for ACTIVE or ERROR unless ``--no-wait``. Refused
 operations (``resize``, ``migrate``, ``live-migrate``, ``suspend``,
 ``resume``) print the API's message and exit 1, as every error does.
+``image-create [--metadata K=V] SERVER NAME`` and ``backup SERVER NAME
+BACKUP_TYPE ROTATION`` (as novaclient names them) print the new image's
+id.
 """
 
 import argparse
@@ -27,6 +30,25 @@ SIMPLE_ACTIONS = {
     'migrate': {'migrate': None}, 'live-migrate': {'os-migrateLive': {
         'host': None, 'block_migration': 'auto'}},
     'suspend': {'suspend': None}, 'resume': {'resume': None},
+}
+
+
+def _image_create(args: argparse.Namespace) -> dict:
+    metadata = {}
+    for item in args.metadata:
+        key, sep, value = item.partition('=')
+        if not sep:
+            raise CLIError('--metadata takes KEY=VALUE, not %r' % item)
+        metadata[key] = value
+    return {'createImage': {'name': args.name, 'metadata': metadata}}
+
+
+# command -> action body of the commands that print an image id
+IMAGE_COMMANDS = {
+    'image-create': _image_create,
+    'backup': lambda args: {'createBackup': {
+        'name': args.name, 'backup_type': args.backup_type,
+        'rotation': args.rotation}},
 }
 
 
@@ -125,6 +147,10 @@ def run(client: Client, args: argparse.Namespace) -> int:
     elif args.command == 'reboot':
         client.call('POST', path + '/action', json={
             'reboot': {'type': 'HARD' if args.hard else 'SOFT'}})
+    elif args.command in IMAGE_COMMANDS:
+        print(client.call('POST', path + '/action',
+                          json=IMAGE_COMMANDS[args.command](args))['image_id'])
+        return 0
     elif args.command == 'resize':
         client.call('POST', path + '/action',
                     json={'resize': {'flavorRef': args.flavor}})
@@ -171,6 +197,19 @@ def parser() -> argparse.ArgumentParser:
             cmd.add_argument('flavor')
         if name == 'unshelve':
             cmd.add_argument('--wait', action='store_true')
+    image_cmd = sub.add_parser('image-create',
+                               help='snapshot a server into an image')
+    image_cmd.add_argument('--metadata', action='append', default=[],
+                           metavar='KEY=VALUE')
+    image_cmd.add_argument('server', help='server id or name')
+    image_cmd.add_argument('name', help='name of the image')
+    backup_cmd = sub.add_parser('backup', help='back a server up into an '
+                                'image, keeping ROTATION backups')
+    backup_cmd.add_argument('server', help='server id or name')
+    backup_cmd.add_argument('name', help='name of the backup image')
+    backup_cmd.add_argument('backup_type', help='e.g. daily or weekly')
+    backup_cmd.add_argument('rotation', type=int,
+                            help='how many backups of the type to keep')
     return top
 
 

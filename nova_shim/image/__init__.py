@@ -1,0 +1,1 @@
+"""Clients for the image service (Glance)."""
