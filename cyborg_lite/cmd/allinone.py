@@ -34,7 +34,7 @@ def parse_args(argv):
     parser.add_argument('--state-dir',
                         default=os.path.join(os.getcwd(), 'state'),
                         help='where the SQLite file and the log go')
-    parser.add_argument('--hosts', default='fake,t4-vgpu,a100',
+    parser.add_argument('--hosts', default='fake,t4-vgpu,a100,t4-vgpu',
                         help='simulated hosts, one agent each: a number '
                              '(the kinds in turn) or a comma-separated list '
                              'of kinds (%s)' % ', '.join(
@@ -80,9 +80,15 @@ def main(argv=None):
     stack.warn_if_open()
     try:
         if args.demo:
+            faults = {}
+            if kinds.count('t4-vgpu') >= 2:  # to reschedule and evacuate
+                faults = {'break_host': lambda h: stack.simulated_sysfs(
+                              h).fail_mdev_creation(),
+                          'repair_host': lambda h: stack.simulated_sysfs(
+                              h).repair()}
             ok = demo.GuestDemo(stack.url, stack.compute.url,
                                 stack.placement_url,
-                                lambda: _count_mdevs(stack)).run()
+                                lambda: _count_mdevs(stack), **faults).run()
             return 0 if ok else 1
         stopped = threading.Event()
         for sig in (signal.SIGTERM, signal.SIGINT):

@@ -18,12 +18,16 @@ background, as Nova's conductor and the destination compute do:
 3. create and bind new ARQs on the destination and spawn there, with
    reschedules to alternates as in a build (:mod:`build`).
 
-A stopped instance stays stopped. No node with room: the instance keeps
+The new ARQs are created for the instance's owner (its project and
+user; with Keystone tokens the token decides), so that the owner still
+sees and deletes them after an admin evacuated the instance. A stopped
+instance stays stopped. No node with room: the instance keeps
 its state, host and ARQs (nothing was changed), and the fault says why.
 A failure after step 1 ends in ERROR with nothing held, as a failed
 build.
 """
 
+import dataclasses
 import logging
 
 from nova_shim.compute import accelerators
@@ -61,6 +65,8 @@ def evacuate(deps: ComputeDeps, ctx: RequestContext, uuid: str,
              host: str | None = None) -> None:
     """Finish an evacuation :func:`begin` started; never raises."""
     instance = deps.db.get(uuid)
+    ctx = dataclasses.replace(ctx, project_id=instance.project_id,
+                              user_id=instance.user_id)
     source = instance.node
     was_stopped = instance.vm_state == states.STOPPED
     exclude = frozenset({source}) | (

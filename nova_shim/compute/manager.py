@@ -1,11 +1,13 @@
 """ComputeManager: the entry point of every instance operation.
 
 Thin on purpose: each method hands its work to a feature module
-(``build``, ``lifecycle``, ``shelve``, ``evacuate``, ``accelerators``).
-Builds, evacuations and unshelves of offloaded instances wait for
-Cyborg, so they run in a background thread and the caller gets the
-instance in its new task state at once; the other operations are quick
-on the hypervisor and run in the caller's thread.
+(``build``, ``lifecycle``, ``shelve``, ``evacuate``, ``snapshot``,
+``accelerators``). Builds, evacuations and unshelves of offloaded
+instances wait for Cyborg, so they run in a background thread and the
+caller gets the instance in its new task state at once; the other
+operations are quick on the hypervisor and run in the caller's thread
+(snapshots and backups too: the caller gets the image once it is
+uploaded).
 """
 
 import logging

@@ -26,6 +26,17 @@ def test_demo_boots_guests_and_leaves_nothing_behind(tmp_path, capsys):
     assert 'mdevs on the hosts now: 1' in out
     for step in ('boot', 'stop', 'start', 'hard reboot'):
         assert out.count('  %s ' % step) >= 2
-    assert out.count('Bound') >= 8
+    assert out.count('Bound') >= 10
+    # A vGPU guest rescheduled off a host whose GPU refuses new vGPUs,
+    # then evacuated back once its host is marked down.
+    assert 'refusing new vGPUs' in out
+    attempts = [line for line in out.splitlines()
+                if line.startswith('  attempts: ')]
+    assert len(attempts) == 1 and '(failed: bind)' in attempts[0] \
+        and attempts[0].endswith('(ok)'), out
+    evacuated = [line for line in out.splitlines()
+                 if line.startswith('  evacuate ')]
+    assert len(evacuated) == 1 and 'ACTIVE' in evacuated[0] \
+        and 'Bound' in evacuated[0] and 'hostdevs: mdev ' in evacuated[0]
     assert 'Left behind: 0 ARQ(s), 0 allocation(s), 0 mdev(s)' in out
     assert (tmp_path / 'cyborg-lite.log').exists()
