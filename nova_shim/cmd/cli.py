@@ -9,7 +9,10 @@ operations (``resize``, ``migrate``, ``live-migrate``, ``suspend``,
 ``resume``) print the API's message and exit 1, as every error does.
 ``image-create [--metadata K=V] SERVER NAME`` and ``backup SERVER NAME
 BACKUP_TYPE ROTATION`` (as novaclient names them) print the new image's
-id.
+id. ``boot --min-count N --max-count M`` boots several servers from one
+request. ``--admin`` sends the admin role, which ``evacuate SERVER
+[--host HOST]``, ``service-list`` and ``service-set HOST [--down | --up]
+[--disable [--reason R] | --enable]`` need.
 """
 
 import argparse
@@ -30,6 +33,7 @@ SIMPLE_ACTIONS = {
     'migrate': {'migrate': None}, 'live-migrate': {'os-migrateLive': {
         'host': None, 'block_migration': 'auto'}},
     'suspend': {'suspend': None}, 'resume': {'resume': None},
+    'rescue': {'rescue': None}, 'unrescue': {'unrescue': None},
 }
 
 
@@ -57,12 +61,13 @@ class CLIError(Exception):
 
 
 class Client:
-    def __init__(self, url: str, project: str, user: str) -> None:
+    def __init__(self, url: str, project: str, user: str,
+                 admin: bool = False) -> None:
         self.url = url.rstrip('/')
         self.session = requests.Session()
         self.session.headers.update({
             'X-Project-Id': project, 'X-User-Id': user,
-            'X-Roles': 'member,reader',
+            'X-Roles': 'admin,member,reader' if admin else 'member,reader',
             'OpenStack-API-Version': 'compute 2.82'})
 
     def call(self, method: str, path: str, ok=(200, 202, 204), **kw):
@@ -123,12 +128,63 @@ def _wait(client: Client, server_id: str, timeout: float) -> dict:
 def boot(client: Client, args: argparse.Namespace) -> int:
     flavor = client.call('GET', '/flavors/' + args.flavor)['flavor']
     flavor['extra_specs']['accel:device_profile'] = args.device_profile
-    server = client.call('POST', '/servers', json={'server': {
-        'name': args.name, 'flavor': flavor}})['server']
+    body = {'name': args.name, 'flavor': flavor}
+    max_count = args.max_count or args.min_count
+    if max_count > 1:
+        return boot_many(client, args, dict(
+            body, min_count=args.min_count, max_count=max_count,
+            return_reservation_id=True))
+    server = client.call('POST', '/servers', json={'server': body})['server']
     if not args.no_wait:
         server = _wait(client, server['id'], args.timeout)
     _print_server(server)
     return 1 if server['status'] == 'ERROR' else 0
+
+
+def boot_many(client: Client, args: argparse.Namespace, body: dict) -> int:
+    """One request for several servers; one line per server."""
+    reservation = client.call('POST', '/servers', json={'server': body})[
+        'reservation_id']
+    deadline = time.monotonic() + args.timeout
+    while True:
+        servers = client.call('GET', '/servers/detail', params={
+            'reservation_id': reservation})['servers']
+        building = [s for s in servers if s['status'] == 'BUILD']
+        if args.no_wait or not building or time.monotonic() > deadline:
+            break
+        time.sleep(0.2)
+    print('reservation %s: %d server(s)' % (reservation, len(servers)))
+    for server in servers:
+        _print_state(server)
+    return 1 if not servers or any(s['status'] == 'ERROR'
+                                   for s in servers) else 0
+
+
+def services(client: Client, args: argparse.Namespace) -> int:
+    """``service-list`` and ``service-set``."""
+    found = client.call('GET', '/os-services', params=(
+        {'host': args.host} if args.command == 'service-set' else {}))[
+            'services']
+    if args.command == 'service-set':
+        if not found:
+            raise CLIError('no compute service on host %r' % args.host)
+        changes: dict = {}
+        if args.down is not None:
+            changes['forced_down'] = args.down
+        if args.disable is not None:
+            changes['status'] = 'disabled' if args.disable else 'enabled'
+        if args.reason:
+            changes['disabled_reason'] = args.reason
+        if not changes:
+            raise CLIError('say what to set: --down, --up, --disable or '
+                           '--enable')
+        found = [client.call('PUT', '/os-services/' + found[0]['id'],
+                             json=changes)['service']]
+    for service in found:
+        print('%s  %-30s %-8s %-5s %s' % (
+            service['id'], service['host'], service['status'],
+            service['state'], service['disabled_reason'] or ''))
+    return 0
 
 
 def run(client: Client, args: argparse.Namespace) -> int:
@@ -147,6 +203,9 @@ def run(client: Client, args: argparse.Namespace) -> int:
     elif args.command == 'reboot':
         client.call('POST', path + '/action', json={
             'reboot': {'type': 'HARD' if args.hard else 'SOFT'}})
+    elif args.command == 'evacuate':
+        client.call('POST', path + '/action', json={
+            'evacuate': {'host': args.host} if args.host else {}})
     elif args.command in IMAGE_COMMANDS:
         print(client.call('POST', path + '/action',
                           json=IMAGE_COMMANDS[args.command](args))['image_id'])
@@ -178,6 +237,8 @@ def parser() -> argparse.ArgumentParser:
     top.add_argument('--url', default=os.environ.get('NOVA_SHIM_URL',
                                                      DEFAULT_URL))
     top.add_argument('--project', default='demo')
+    top.add_argument('--admin', action='store_true',
+                     help='send the admin role as well')
     top.add_argument('--user', default='demo')
     top.add_argument('--timeout', type=float, default=120)
     sub = top.add_subparsers(dest='command', required=True)
@@ -185,7 +246,32 @@ def parser() -> argparse.ArgumentParser:
     boot_cmd.add_argument('--device-profile', required=True)
     boot_cmd.add_argument('--flavor', default='m1.tiny')
     boot_cmd.add_argument('--no-wait', action='store_true')
+    boot_cmd.add_argument('--min-count', type=int, default=1,
+                          help='boot at least this many servers, or none')
+    boot_cmd.add_argument('--max-count', type=int,
+                          help='boot up to this many servers')
     boot_cmd.add_argument('name')
+    evacuate_cmd = sub.add_parser(
+        'evacuate', help='rebuild a server of a host that is down on '
+                         'another host (admin)')
+    evacuate_cmd.add_argument('server', help='server id or name')
+    evacuate_cmd.add_argument('--host', help='the host to rebuild it on '
+                                             '(default: the scheduler '
+                                             'chooses)')
+    sub.add_parser('service-list', help='list compute services (admin)')
+    service_cmd = sub.add_parser('service-set',
+                                 help='mark a compute service down or up, '
+                                      'disable or enable it (admin)')
+    service_cmd.add_argument('host')
+    service_cmd.add_argument('--down', dest='down', action='store_const',
+                             const=True)
+    service_cmd.add_argument('--up', dest='down', action='store_const',
+                             const=False)
+    service_cmd.add_argument('--disable', dest='disable',
+                             action='store_const', const=True)
+    service_cmd.add_argument('--enable', dest='disable',
+                             action='store_const', const=False)
+    service_cmd.add_argument('--reason', help='why it is disabled')
     sub.add_parser('list', help='list servers')
     for name in ['show', 'delete', 'reboot', 'resize', 'unshelve'] + sorted(
             set(SIMPLE_ACTIONS) - {'unshelve'}):
@@ -215,10 +301,13 @@ def parser() -> argparse.ArgumentParser:
 
 def main(argv: list[str] | None = None) -> int:
     args = parser().parse_args(sys.argv[1:] if argv is None else argv)
-    client = Client(args.url, args.project, args.user)
+    client = Client(args.url, args.project, args.user, args.admin)
     try:
-        return boot(client, args) if args.command == 'boot' else \
-            run(client, args)
+        if args.command == 'boot':
+            return boot(client, args)
+        if args.command.startswith('service-'):
+            return services(client, args)
+        return run(client, args)
     except CLIError as exc:
         print('ERROR: %s' % exc, file=sys.stderr)
         return 1

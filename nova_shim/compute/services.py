@@ -9,7 +9,7 @@ the instance's service to be down, as in Nova, where an operator forces
 down the service of a host that failed (``openstack compute service set
 --down HOST nova-compute``).
 
-The API, admin only for changes (as Nova's default policy):
+The API, admin only (as Nova's default policy):
 
 * ``GET /os-services`` (filters ``host``, ``binary``);
 * ``PUT /os-services/{id}`` (2.53 and later): ``{"status": "enabled" |
@@ -71,7 +71,7 @@ def view(service: Service) -> dict:
 
 def list_services(req: webob.Request, manager: 'ComputeManager'
                   ) -> webob.Response:
-    http.request_context(req)
+    _require_admin(req, 'list')
     found = manager.deps.db.list_services()
     host = req.GET.get('host')
     binary = req.GET.get('binary')
@@ -82,9 +82,10 @@ def list_services(req: webob.Request, manager: 'ComputeManager'
     return http.json_response({'services': [view(s) for s in found]})
 
 
-def _require_admin(req: webob.Request) -> None:
+def _require_admin(req: webob.Request, action: str = 'update') -> None:
     if not http.request_context(req).is_admin:
-        raise exception.Forbidden(action='os_compute_api:os-services:update')
+        raise exception.Forbidden(action='os_compute_api:os-services:%s'
+                                  % action)
 
 
 def _bool(body: dict, key: str) -> bool:

@@ -343,6 +343,7 @@ def test_services_api(chain):
     path = '/os-services/' + services[0]['id']
     assert chain.api('PUT', path, json={'forced_down': True}
                      ).status_code == 403
+    assert chain.api('GET', '/os-services').status_code == 403
     for bad in ({'forced_down': 'yes'}, {'status': 'off'}, {},
                 {'disabled_reason': 'x'}, {'other': 1}):
         resp = chain.api('PUT', path, json=bad, headers=ADMIN)
@@ -386,3 +387,44 @@ def test_reschedule_leaves_no_allocation_when_deleted(chain):
             time.sleep(0.1)
         assert chain.cyborg_arqs(server_id) == []
         assert chain.allocations(server_id) == {}
+
+
+def test_cli_multi_create_rescue_and_evacuate(chain, capsys):
+    from nova_shim.cmd import cli
+
+    def nova_shim(*args):
+        code = cli.main(['--url', chain.service.url + '/v2.1', '--project',
+                         HEADERS['X-Project-Id']] + list(args))
+        out, err = capsys.readouterr()
+        return code, out, err
+
+    code, out, err = nova_shim('boot', '--device-profile', DP,
+                               '--min-count', '2', '--max-count', '2', 'cli')
+    assert code == 0, err
+    assert 'reservation r-' in out and ': 2 server(s)' in out
+    assert out.count(' ACTIVE ') == 2 and 'cli-1' in out and 'cli-2' in out
+    code, out, _ = nova_shim('rescue', 'cli-1')
+    assert code == 0 and ' RESCUE ' in out
+    code, out, _ = nova_shim('unrescue', 'cli-1')
+    assert code == 0 and ' ACTIVE ' in out
+    (server_id,) = [s['id'] for s in chain.api(
+        'GET', '/servers').json()['servers'] if s['name'] == 'cli-1']
+    host = chain.show(server_id)['OS-EXT-SRV-ATTR:hypervisor_hostname']
+    code, _, err = nova_shim('service-list')
+    assert code == 1 and 'HTTP 403' in err  # needs --admin
+    code, out, _ = nova_shim('--admin', 'service-list')
+    assert code == 0 and out.count(' up ') == 3
+    code, _, err = nova_shim('--admin', 'evacuate', 'cli-1')
+    assert code == 1 and 'still in use' in err
+    code, out, _ = nova_shim('--admin', 'service-set', host, '--down')
+    assert code == 0 and host in out and ' down ' in out
+    try:
+        code, out, err = nova_shim('--admin', 'evacuate', 'cli-1')
+        assert code == 0, err
+        assert 'cli-1' in out
+        chain.service.manager.wait_for_background()
+        code, out, _ = nova_shim('show', 'cli-1')
+        assert 'ACTIVE' in out and host not in out and 'Bound' in out
+    finally:
+        code, out, _ = nova_shim('--admin', 'service-set', host, '--up')
+        assert code == 0 and ' up ' in out
