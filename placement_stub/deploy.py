@@ -9,7 +9,8 @@ From the outside in:
 3. ``CORS`` (oslo.middleware), when ``[cors] allowed_origin`` is set.
 4. ``HealthcheckRouter``: ``/healthcheck`` goes to oslo.middleware's
    health check, before authentication, so that load balancers can poll
-   it without a token.
+   it without a token; ``OpenAPIRouter`` serves the API's OpenAPI
+   description at ``/openapi.yaml``, without credentials either.
 5. Authentication: keystonemiddleware ``auth_token`` when ``[api]
    auth_strategy = keystone`` (``/`` stays open, as in Placement), basic
    auth (:mod:`placement_stub.auth`) with ``http_basic``, else nothing:
@@ -23,7 +24,9 @@ From the outside in:
 8. ``handler.dispatch``: the route table.
 """
 
+import functools
 import gc
+import importlib.resources
 import logging
 import time
 
@@ -80,6 +83,38 @@ class HealthcheckRouter:
         if environ.get('PATH_INFO', '').rstrip('/') == self.PATH:
             return self.healthcheck(environ, start_response)
         return self.app(environ, start_response)
+
+
+@functools.cache
+def openapi_document() -> bytes:
+    """The OpenAPI description of the API, shipped in this package."""
+    return importlib.resources.files(__package__).joinpath(
+        'openapi.yaml').read_bytes()
+
+
+class OpenAPIRouter:
+    """Serves :func:`openapi_document` at ``/openapi.yaml`` (``GET`` and
+    ``HEAD``; any other method is a 405)."""
+
+    PATH = '/openapi.yaml'
+
+    def __init__(self, app):
+        self.app = app
+
+    def __call__(self, environ, start_response):
+        if environ.get('PATH_INFO', '') != self.PATH:
+            return self.app(environ, start_response)
+        if environ['REQUEST_METHOD'] not in ('GET', 'HEAD'):
+            environ['HTTP_ACCEPT'] = 'application/json'
+            resp = errors.http(
+                webob.exc.HTTPMethodNotAllowed,
+                'The method specified is not allowed for this resource.',
+                headers=[('Allow', 'GET, HEAD')])
+        else:
+            resp = webob.Response(body=openapi_document(),
+                                  content_type='application/yaml',
+                                  charset='utf-8')
+        return resp(environ, start_response)
 
 
 class KeystoneAuth:
@@ -212,7 +247,7 @@ def deploy(conf, facade=None):
         app = KeystoneAuth(app, conf)
     elif conf.api.auth_strategy == 'http_basic':
         app = auth.BasicAuth(app, conf)
-    app = HealthcheckRouter(app)
+    app = OpenAPIRouter(HealthcheckRouter(app))
     if conf.cors.allowed_origin:
         app = cors.CORS(app, conf)
     app = FaultWrapper(app)
