@@ -1,6 +1,7 @@
-"""Rescue and unrescue of a vGPU guest keep its accelerators.
+"""vGPU guests: rescue and unrescue keep the accelerators; a reschedule
+leaves no mdev behind.
 
-A simulated T4 host (its sysfs tree, mdevs created by the kernel's
+Two simulated T4 hosts (their sysfs trees, mdevs created by the kernel's
 part of the simulation) behind nova_shim, placement_stub and
 cyborg-lite. As Nova's libvirt driver does for guests with
 accelerators: the rescue domain boots from a rescue disk and has the
@@ -23,7 +24,7 @@ DP = 'rescue-vgpu'
 @pytest.fixture(scope='module')
 def chain(tmp_path_factory):
     chain = Chain(tmp_path_factory.mktemp('rescue'),
-                  host_kinds=['t4-vgpu']).start()
+                  host_kinds=['t4-vgpu', 't4-vgpu']).start()
     chain.create_profile(DP, {'resources:VGPU': '1',
                               'trait:CUSTOM_NVIDIA_1EB8_T4_2B': 'required'})
     try:
@@ -32,9 +33,11 @@ def chain(tmp_path_factory):
         chain.stop()
 
 
-def mdevs(chain):
-    host = chain.stack.aio.hostnames[0]
-    return simulation.mdevs(chain.stack.aio.sysfs_root(host))
+def mdevs(chain, host=None):
+    """The mdevs on one host, or on all of them."""
+    hosts = [host] if host else chain.stack.aio.hostnames
+    return sorted(m for h in hosts
+                  for m in simulation.mdevs(chain.stack.aio.sysfs_root(h)))
 
 
 def disks(chain, server_id):
@@ -92,4 +95,31 @@ def test_rescue_a_stopped_guest(chain):
     server = chain.wait(server_id, 'ACTIVE')
     assert len(server['hostdevs']) == 1
     chain.api('DELETE', '/servers/' + server_id)
+    assert mdevs(chain) == []
+
+
+def test_reschedule_leaves_no_mdev_behind(chain):
+    """The first host's GPU refuses new vGPUs (writes to ``create`` fail
+    with EIO): the bind fails there and the guest boots on the other."""
+    server_id = chain.boot('probe', DP)
+    first = chain.wait(server_id, 'ACTIVE')[
+        'OS-EXT-SRV-ATTR:hypervisor_hostname']
+    chain.api('DELETE', '/servers/' + server_id)
+    (second,) = set(chain.stack.aio.hostnames) - {first}
+    sysfs = chain.stack.aio.simulated_sysfs(first)
+    sysfs.fail_mdev_creation()
+    try:
+        server_id = chain.boot('moved', DP)
+        server = chain.wait(server_id, 'ACTIVE', 'ERROR')
+    finally:
+        sysfs.repair()
+    assert server['status'] == 'ACTIVE', server.get('fault')
+    assert server['retry']['hosts'] == [[first, first], [second, second]]
+    ((arq),) = server['accelerator_requests']
+    assert (arq['state'], arq['hostname']) == ('Bound', second)
+    assert mdevs(chain, first) == []
+    assert mdevs(chain, second) == [arq['attach_handle_uuid']]
+    assert server['hostdevs'] == [{'type': 'mdev',
+                                   'address': arq['attach_handle_uuid']}]
+    assert chain.api('DELETE', '/servers/' + server_id).status_code == 204
     assert mdevs(chain) == []
