@@ -1,13 +1,17 @@
 """``python -m benchmarks`` (``tox -e bench``): print benchmark JSON.
 
-    python -m benchmarks [--topology allinone|multiprocess]
+    python -m benchmarks [--topology allinone|multiprocess|production]
                          [--http-server builtin|cheroot|wsgiref]
                          [--conductors 1] [--concurrency 1,8,32]
                          [--duration 10] [--live-arqs 10000]
 
-It starts the system under test itself (the all-in-one in its own
-process, or the production topology: gunicorn API with 2 workers,
-conductors, an agent, RabbitMQ, PostgreSQL), drives the ARQ lifecycle as
+It starts the system under test itself: the all-in-one in its own
+process; ``multiprocess``, the production topology's processes on the
+test set-up's PostgreSQL (fsync, synchronous_commit and full_page_writes
+off), without Placement or Nova; or ``production``, README's production
+mode as deployed (PostgreSQL with default durability, the placement
+stub under gunicorn, Nova events to nova-shim-compute, 16 handles per
+FPGA; see :mod:`benchmarks.topology`). It drives the ARQ lifecycle as
 Nova does at each concurrency, and reports throughput, p50/p95/p99 per
 step and per lifecycle, errors, the CPU each process group spent per
 lifecycle (:mod:`benchmarks.cpu`), the peak RSS of every server process,
@@ -122,18 +126,32 @@ def _setup(url, live_arqs):
 
 def _system(args):
     if args.topology == 'allinone':
-        return AllInOneProcess(args.handles, args.rpc_batch_size,
+        return AllInOneProcess(args.handles or 512, args.rpc_batch_size,
                                args.http_server), (
             'all-in-one (SQLite, in-process messaging, %s HTTP server)'
             % args.http_server)
     from benchmarks import topology
+    worker = args.gunicorn_worker.rsplit('.', 1)[-1]
+    if args.topology == 'production':
+        handles = args.handles or 16
+        return (topology.ProductionTopology(
+            conductors=args.conductors, handles=handles,
+            rpc_batch_size=args.rpc_batch_size,
+            worker_class=args.gunicorn_worker),
+            'production mode as deployed: gunicorn API (2 workers, %s), '
+            '%d conductor(s), RabbitMQ, PostgreSQL with default durability, '
+            'placement_stub under gunicorn (2 workers), Nova events to '
+            'nova-shim-compute, %d handles per FPGA'
+            % (worker, args.conductors, handles))
+    handles = args.handles or 512
     return (topology.Topology(conductors=args.conductors,
-                              handles=args.handles,
+                              handles=handles,
                               rpc_batch_size=args.rpc_batch_size,
                               worker_class=args.gunicorn_worker),
             'gunicorn API (2 workers, %s), %d conductor(s), RabbitMQ, '
-            'PostgreSQL' % (args.gunicorn_worker.rsplit('.', 1)[-1],
-                            args.conductors))
+            'PostgreSQL with fsync, synchronous_commit and '
+            'full_page_writes off, no Placement, no Nova events, '
+            '%d handles' % (worker, args.conductors, handles))
 
 
 def bench_lifecycle(args):
@@ -161,13 +179,19 @@ def bench_lifecycle(args):
 
 def parse_args(argv):
     parser = argparse.ArgumentParser(prog='python -m benchmarks')
-    parser.add_argument('--topology', choices=['allinone', 'multiprocess'],
-                        default='allinone')
+    parser.add_argument('--topology',
+                        choices=['allinone', 'multiprocess', 'production'],
+                        default='allinone',
+                        help='multiprocess: the faster set-up (fsync off, '
+                             'no Placement, no Nova); production: README\'s '
+                             'production mode as deployed')
     parser.add_argument('--conductors', type=int, default=1)
     parser.add_argument('--concurrency', default='1,8,32',
                         type=lambda v: [int(c) for c in v.split(',')])
     parser.add_argument('--duration', type=float, default=10.0)
-    parser.add_argument('--handles', type=int, default=512)
+    parser.add_argument('--handles', type=int, default=None,
+                        help='attach handles of the FPGA (default 16 for '
+                             'production, else 512)')
     parser.add_argument('--rpc-batch-size', type=int,
                         default=api_conf.default('rpc_batch_size'),
                         help="the API's [api] rpc_batch_size")

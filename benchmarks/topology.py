@@ -2,13 +2,27 @@
 
 Separate processes, configured by files only: ``cyborg-lite-api`` under
 gunicorn (2 workers of 8 threads each, cyborg-lite's worker class by
-default), one or two
-``cyborg-lite-conductor``, one
-``cyborg-lite-agent`` whose fake FPGA has enough handles, RabbitMQ and
-PostgreSQL (from ``tools/test-setup.sh``, started here when the
-environment does not name them).
+default), one or two ``cyborg-lite-conductor``, one ``cyborg-lite-agent``
+with the fake driver, and RabbitMQ (from ``tools/test-setup.sh``, started
+here when the environment does not name it). Two set-ups:
+
+* :class:`Topology` (``--topology multiprocess``), the faster one: the
+  test set-up's PostgreSQL, which runs with fsync, synchronous_commit
+  and full_page_writes off; no Placement (the conductors have no
+  ``[placement]``, so agent reports reach no Placement) and no Nova (no
+  ``[nova]``, so no ``accelerator-request-bound`` events are sent); the
+  FPGA has 512 handles.
+* :class:`ProductionTopology` (``--topology production``), README's
+  "Production mode" as deployed: a PostgreSQL with PostgreSQL's default
+  durability (``tools/test-setup.sh start-durable-pg``), the placement
+  stub under gunicorn (2 workers, ``placement-stub-manage db sync``
+  first) as the conductors' and nova_shim's Placement,
+  ``nova-shim-compute`` receiving the conductors' events at ``[nova]``
+  and owning the agent's compute-node provider, 16 handles per FPGA
+  (the fake driver's default), each service on a database of its own.
 """
 
+import contextlib
 import json
 import os
 import shutil
@@ -45,6 +59,24 @@ def ensure_servers():
     return os.environ['CYBORG_LITE_TEST_RABBIT_URL']
 
 
+DURABLE_PG_ENV = 'CYBORG_LITE_BENCH_PG_URL'
+
+
+def ensure_durable_pg():
+    """The URL of a PostgreSQL server with default durability
+    (``CYBORG_LITE_BENCH_PG_URL``), started by ``tools/test-setup.sh
+    start-durable-pg`` when the environment names none."""
+    if not os.environ.get(DURABLE_PG_ENV):
+        out = subprocess.run([os.path.join(REPO, 'tools/test-setup.sh'),
+                              'start-durable-pg'], check=True,
+                             capture_output=True, text=True).stdout
+        for line in out.splitlines():
+            if line.startswith('export '):
+                name, _, value = line[len('export '):].partition('=')
+                os.environ[name] = value
+    return os.environ[DURABLE_PG_ENV]
+
+
 class Topology:
     def __init__(self, conductors=1, handles=512, gunicorn_workers=2,
                  gunicorn_threads=8,
@@ -58,25 +90,28 @@ class Topology:
         self.worker_class = worker_class
         self.rpc_batch_size = rpc_batch_size
         self.group = processes.ProcessGroup(self.tmp)
-        self._db = None
+        self._dbs = contextlib.ExitStack()
+
+    def _sections(self, name, db_url, rabbit_url, suffix):
+        return {
+            'DEFAULT': {'transport_url': rabbit_url, 'host': name,
+                        'log_file': os.path.join(self.tmp, name + '.log'),
+                        'use_stderr': False},
+            'database': {'connection': db_url},
+            'api': {'auth_strategy': 'noauth',
+                    'rpc_batch_size': self.rpc_batch_size},
+            'conductor': {'topic': 'cyborg-lite-conductor-' + suffix},
+            'agent': {'topic': 'cyborg-lite-agent-' + suffix,
+                      'enabled_drivers': ['fake'],
+                      'resource_provider_name': HOST,
+                      'fake_devices': json.dumps([{
+                          'type': 'FPGA', 'address': '0000:0c:00.0',
+                          'handles': self.handles}])}}
 
     def _config(self, name, db_url, rabbit_url, suffix):
         return processes.write_config(
-            os.path.join(self.tmp, name + '.conf'), {
-                'DEFAULT': {'transport_url': rabbit_url, 'host': name,
-                            'log_file': os.path.join(self.tmp,
-                                                     name + '.log'),
-                            'use_stderr': False},
-                'database': {'connection': db_url},
-                'api': {'auth_strategy': 'noauth',
-                        'rpc_batch_size': self.rpc_batch_size},
-                'conductor': {'topic': 'cyborg-lite-conductor-' + suffix},
-                'agent': {'topic': 'cyborg-lite-agent-' + suffix,
-                          'enabled_drivers': ['fake'],
-                          'resource_provider_name': HOST,
-                          'fake_devices': json.dumps([{
-                              'type': 'FPGA', 'address': '0000:0c:00.0',
-                              'handles': self.handles}])}})
+            os.path.join(self.tmp, name + '.conf'),
+            self._sections(name, db_url, rabbit_url, suffix))
 
     def start(self):
         """Start every process; a start that fails stops what it had
@@ -87,15 +122,26 @@ class Topology:
             self.stop()
             raise
 
+    def _database(self, server_url=None):
+        """A new database, dropped at :meth:`stop`."""
+        return self._dbs.enter_context(
+            databases.pg_database(server_url=server_url))
+
     def _start(self):
         rabbit_url = self.transport_url = ensure_servers()
-        self._db = databases.pg_database()
-        db_url = self._db.__enter__()
+        self.pg_server_url = os.environ[databases.PG_ENV]
+        db_url = self._database()
         suffix = uuid.uuid4().hex[:8]
         api_conf = self._config('api', db_url, rabbit_url, suffix)
         self.group.run(processes.script('cyborg-lite-dbsync') + [
             '--config-file', api_conf, 'upgrade'])
-        port = processes.free_port()
+        self._start_api(api_conf, processes.free_port())
+        self._start_conductors(db_url, rabbit_url, suffix)
+        self._start_agent(db_url, rabbit_url, suffix)
+        self.api.wait_for_http(self.url + '/healthcheck')
+        return self
+
+    def _start_api(self, api_conf, port):
         self.url = 'http://127.0.0.1:%d' % port
         self.api = self.group.start('api', processes.script('gunicorn') + [
             '--workers', str(self.workers), '--threads', str(self.threads),
@@ -103,6 +149,8 @@ class Topology:
             '--bind', '127.0.0.1:%d' % port,
             'cyborg_lite.api.wsgi:application'],
             env={'CYBORG_LITE_CONFIG_FILES': api_conf})
+
+    def _start_conductors(self, db_url, rabbit_url, suffix):
         self.servers = []
         for n in range(self.conductors):
             name = 'conductor-%d' % n
@@ -112,13 +160,13 @@ class Topology:
                 log_file=os.path.join(self.tmp, name + '.log'))
             proc.wait_for_line(r'listening on topic', timeout=60)
             self.servers.append(proc)
+
+    def _start_agent(self, db_url, rabbit_url, suffix):
         conf = self._config(HOST, db_url, rabbit_url, suffix)
         self.agent = self.group.start('agent', processes.script(
             'cyborg-lite-agent') + ['--config-file', conf],
             log_file=os.path.join(self.tmp, HOST + '.log'))
         self.agent.wait_for_line(r'Agent \S+ started', timeout=90)
-        self.api.wait_for_http(self.url + '/healthcheck')
-        return self
 
     def server_pids(self):
         """``{name: pid}`` of every server process, gunicorn workers
@@ -145,7 +193,7 @@ class Topology:
         rabbit = cpu.listener_pid(urllib.parse.urlsplit(
             self.transport_url).port)
         postgres = cpu.listener_pid(sa.engine.make_url(
-            os.environ[databases.PG_ENV]).port)
+            self.pg_server_url).port)
         if rabbit:
             groups['rabbitmq'] = ([rabbit], False)
         if postgres:
@@ -153,7 +201,101 @@ class Topology:
         return groups
 
     def stop(self):
-        self.group.stop_all()
-        if self._db is not None:
-            self._db.__exit__(None, None, None)
-        shutil.rmtree(self.tmp, ignore_errors=True)
+        try:
+            self.group.stop_all()
+            self._dbs.close()
+        finally:
+            shutil.rmtree(self.tmp, ignore_errors=True)
+
+
+class ProductionTopology(Topology):
+    """README's "Production mode" as deployed (see the module's doc)."""
+
+    def __init__(self, conductors=1, handles=16, **kwargs):
+        super().__init__(conductors=conductors, handles=handles, **kwargs)
+
+    def _sections(self, name, db_url, rabbit_url, suffix):
+        sections = super()._sections(name, db_url, rabbit_url, suffix)
+        sections['placement'] = {'auth_type': 'none',
+                                 'endpoint_override': self.placement_url}
+        sections['nova'] = {'auth_type': 'none',
+                            'endpoint_override': self.nova_url + '/v2.1'}
+        return sections
+
+    def _start(self):
+        rabbit_url = self.transport_url = ensure_servers()
+        self.pg_server_url = ensure_durable_pg()
+        placement_db = self._database(self.pg_server_url)
+        db_url = self._database(self.pg_server_url)
+        nova_db = self._database(self.pg_server_url)
+        api_port = processes.free_port()
+        self.url = 'http://127.0.0.1:%d' % api_port
+        self.nova_port = processes.free_port()
+        self.nova_url = 'http://127.0.0.1:%d' % self.nova_port
+        self._start_placement(placement_db)
+        suffix = uuid.uuid4().hex[:8]
+        api_conf = self._config('api', db_url, rabbit_url, suffix)
+        self.group.run(processes.script('cyborg-lite-dbsync') + [
+            '--config-file', api_conf, 'upgrade'])
+        # README's order: conductors, API, nova-shim-compute (which
+        # creates the compute-node provider), the agent.
+        self._start_conductors(db_url, rabbit_url, suffix)
+        self._start_api(api_conf, api_port)
+        self.api.wait_for_http(self.url + '/healthcheck')
+        self._start_nova_shim(nova_db)
+        self._start_agent(db_url, rabbit_url, suffix)
+        return self
+
+    def _start_placement(self, db_url):
+        conf = processes.write_config(
+            os.path.join(self.tmp, 'placement-stub.conf'), {
+                'api': {'auth_strategy': 'noauth2'},
+                'placement_database': {'connection': db_url},
+                'placement': {'sync_on_startup': False}})
+        self.group.run(processes.script('placement-stub-manage') + [
+            '--config-file', conf, 'db', 'sync'])
+        port = processes.free_port()
+        self.placement_url = 'http://127.0.0.1:%d' % port
+        self.placement = self.group.start(
+            'placement', processes.script('gunicorn') + [
+                '--workers', '2', '--bind', '127.0.0.1:%d' % port,
+                '--control-socket',
+                os.path.join(self.tmp, 'placement-gunicorn.ctl'),
+                'placement_stub.wsgi:application'],
+            env={'PLACEMENT_STUB_CONFIG_FILES': conf})
+        self.placement.wait_for_http(self.placement_url + '/healthcheck')
+
+    def _start_nova_shim(self, db_url):
+        conf = processes.write_config(
+            os.path.join(self.tmp, 'nova-shim.conf'), {
+                'DEFAULT': {'state_path': os.path.join(self.tmp,
+                                                       'nova-shim')},
+                'compute': {'hypervisor_hostnames': [HOST],
+                            'api_host': '127.0.0.1',
+                            'api_port': self.nova_port},
+                'database': {'connection': db_url},
+                'libvirt': {'connection_uri': 'test:///default'},
+                'placement': {'auth_type': 'none',
+                              'endpoint_override': self.placement_url},
+                'cyborg': {'auth_type': 'none',
+                           'endpoint_override': self.url + '/v2'},
+                'service_user': {'send_service_user_token': True}})
+        self.nova_shim = self.group.start(
+            'nova-shim-compute', processes.script('nova-shim-compute') + [
+                '--config-file', conf])
+        self.nova_shim.wait_for_line(r'compute API at http://\S+/v2\.1',
+                                     timeout=60)
+
+    def server_pids(self):
+        pids = super().server_pids()
+        for n, worker in enumerate(
+                psutil.Process(self.placement.pid).children()):
+            pids['placement-worker-%d' % n] = worker.pid
+        pids['nova-shim-compute'] = self.nova_shim.pid
+        return pids
+
+    def cpu_groups(self):
+        groups = super().cpu_groups()
+        groups['placement'] = ([self.placement.pid], True)
+        groups['nova-shim-compute'] = ([self.nova_shim.pid], False)
+        return groups

@@ -14,11 +14,23 @@
 # and CYBORG_LITE_RABBIT_EPMD_PORT (15674), CYBORG_LITE_MYSQL_PORT (15306).
 # CYBORG_LITE_TEST_RABBIT=0 leaves RabbitMQ out, CYBORG_LITE_TEST_MYSQL=0
 # MariaDB (which sets CYBORG_LITE_TEST_MYSQL_URL).
+#
+# The test PostgreSQL runs with fsync, synchronous_commit and
+# full_page_writes off: fast, and lost on a crash. For figures of the
+# production mode as deployed, a second throwaway PostgreSQL runs with
+# PostgreSQL's default durability on CYBORG_LITE_PG_DURABLE_PORT (15433):
+#
+#   eval "$(tools/test-setup.sh start-durable-pg)"   # sets
+#                                         # CYBORG_LITE_BENCH_PG_URL
+#
+# ``stop`` stops it too.
 set -euo pipefail
 
 TEST_DIR=${CYBORG_LITE_TEST_DIR:-/tmp/cyborg-lite-test}
 PG_DIR=$TEST_DIR/pg
 PG_PORT=${CYBORG_LITE_PG_PORT:-15432}
+PG_DURABLE_DIR=$TEST_DIR/pg-durable
+PG_DURABLE_PORT=${CYBORG_LITE_PG_DURABLE_PORT:-15433}
 RMQ_DIR=$TEST_DIR/rabbitmq
 RMQ_PORT=${CYBORG_LITE_RABBIT_PORT:-15672}
 RMQ_DIST_PORT=${CYBORG_LITE_RABBIT_DIST_PORT:-15673}
@@ -74,10 +86,40 @@ start_pg() {
     echo "export CYBORG_LITE_TEST_PG_URL=postgresql+psycopg://postgres@127.0.0.1:$PG_PORT/postgres"
 }
 
-stop_pg() {
-    if [ -f "$PG_DIR/data/postmaster.pid" ]; then
+# The same server with PostgreSQL's default durability (fsync,
+# synchronous_commit and full_page_writes on), for the benchmark of the
+# production mode as deployed.
+start_durable_pg() {
+    local bin
+    bin=$(pg_bin)
+    mkdir -p "$TEST_DIR"
+    if [ -f "$PG_DURABLE_DIR/data/postmaster.pid" ] && \
+            kill -0 "$(head -n 1 "$PG_DURABLE_DIR/data/postmaster.pid")" \
+            2>/dev/null; then
+        log "PostgreSQL (default durability) already running"
+    else
+        if port_open "$PG_DURABLE_PORT"; then
+            log "port $PG_DURABLE_PORT is taken; set CYBORG_LITE_PG_DURABLE_PORT"
+            return 1
+        fi
+        rm -rf "$PG_DURABLE_DIR"
+        mkdir -p "$PG_DURABLE_DIR/socket"
+        chown -R postgres:postgres "$PG_DURABLE_DIR"
+        runuser -u postgres -- "$bin/initdb" -A trust -U postgres \
+            -D "$PG_DURABLE_DIR/data" >/dev/null
+        runuser -u postgres -- "$bin/pg_ctl" -D "$PG_DURABLE_DIR/data" -w \
+            -l "$PG_DURABLE_DIR/log" -o "-p $PG_DURABLE_PORT \
+            -k $PG_DURABLE_DIR/socket -c listen_addresses=127.0.0.1 \
+            -c max_connections=300" start >&2
+    fi
+    echo "export CYBORG_LITE_BENCH_PG_URL=postgresql+psycopg://postgres@127.0.0.1:$PG_DURABLE_PORT/postgres"
+}
+
+stop_pg_dir() {
+    local dir=$1
+    if [ -f "$dir/data/postmaster.pid" ]; then
         local pid
-        pid=$(head -n 1 "$PG_DIR/data/postmaster.pid")
+        pid=$(head -n 1 "$dir/data/postmaster.pid")
         log "stopping PostgreSQL (pid $pid)"
         kill -INT "$pid" 2>/dev/null || true
         for _ in $(seq 50); do
@@ -252,13 +294,18 @@ case "${1:-start}" in
         [ "$WITH_RABBIT" = 0 ] || start_rabbit
         [ "$WITH_MYSQL" = 0 ] || start_mysql
         ;;
+    start-durable-pg)
+        install_packages
+        start_durable_pg
+        ;;
     stop)
         stop_rabbit
         stop_mysql
-        stop_pg
+        stop_pg_dir "$PG_DURABLE_DIR"
+        stop_pg_dir "$PG_DIR"
         ;;
     *)
-        echo "usage: $0 start|stop" >&2
+        echo "usage: $0 start|start-durable-pg|stop" >&2
         exit 2
         ;;
 esac
