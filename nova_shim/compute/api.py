@@ -34,6 +34,7 @@ from nova_shim.compute.http import error_response
 from nova_shim.compute.http import request_version
 from nova_shim.compute.http import VERSION_KEY
 from nova_shim.compute.manager import ComputeManager
+from nova_shim.compute import openapi
 from nova_shim.compute import servers
 from nova_shim.compute import services
 from nova_shim import exception
@@ -46,6 +47,7 @@ _UUID = r'(?P<uuid>[^/]+)'
 # (method, path regex, handler)
 ROUTES: list[tuple[str, re.Pattern, Callable]] = [
     ('GET', re.compile(r'^/?$'), servers.versions),
+    ('GET', re.compile(r'^/openapi\.yaml$'), openapi.show),
     ('GET', re.compile(r'^/flavors(/detail)?$'), servers.list_flavors),
     ('GET', re.compile(r'^/flavors/(?P<flavor>[^/]+)$'), servers.get_flavor),
     ('GET', re.compile(r'^/servers$'), servers.list_servers),

@@ -37,7 +37,8 @@ def _validate(event: object, version: tuple[int, int]) -> dict:
     if not isinstance(event, dict) or set(event) - _KEYS:
         raise exception.InvalidRequest(reason='bad event %r' % (event,))
     name, server = event.get('name'), event.get('server_uuid')
-    if name not in EVENT_NAMES or not isinstance(server, str):
+    if not isinstance(name, str) or name not in EVENT_NAMES or \
+            not isinstance(server, str):
         raise exception.InvalidRequest(
             reason='event needs a known "name" and a "server_uuid": %r'
             % (event,))
@@ -47,7 +48,8 @@ def _validate(event: object, version: tuple[int, int]) -> dict:
             % ((name,) + EVENT_VERSIONS[name]))
     event = dict(event)
     event.setdefault('status', 'completed')
-    if event['status'] not in STATUSES:
+    if not isinstance(event['status'], str) or \
+            event['status'] not in STATUSES:
         raise exception.InvalidRequest(
             reason='bad event status %r' % event['status'])
     tag = event.get('tag')

@@ -33,19 +33,46 @@ class Flavor:
                 'extra_specs': dict(self.extra_specs)}
 
 
+def _amount(body: dict, *keys: str, required: bool = False) -> int:
+    """The first of ``keys`` in ``body`` (each of them there must be an
+    integer >= 0, or its digits in a string); 0 when none is there,
+    unless ``required``."""
+    values = []
+    for key in keys:
+        if key not in body:
+            continue
+        value = body[key]
+        if isinstance(value, str) and value.isascii() and value.isdigit():
+            value = int(value)
+        if isinstance(value, bool) or not isinstance(value, int) or \
+                value < 0:
+            raise ValueError('"%s" must be a whole number' % key)
+        values.append(value)
+    if not values and required:
+        raise ValueError('"%s" is required' % keys[0])
+    return values[0] if values else 0
+
+
 def from_dict(body: dict) -> Flavor:
-    """A flavor from Nova's shape (``ram``, ``disk``) or ours."""
+    """A flavor from Nova's shape (``ram``, ``disk``) or ours
+    (``memory_mb``, ``disk_gb``): ``vcpus`` required, amounts whole
+    numbers (or their digits), ``name`` and ``id`` strings, extra specs
+    an object of strings."""
     try:
-        specs = body.get('extra_specs') or {}
-        if not isinstance(specs, dict):
-            raise ValueError('extra_specs must be an object')
+        for key in ('name', 'id'):
+            if key in body and not isinstance(body[key], str):
+                raise ValueError('"%s" must be a string' % key)
+        specs = body.get('extra_specs', {})
+        if not isinstance(specs, dict) or not all(
+                isinstance(v, str) for v in specs.values()):
+            raise ValueError('extra_specs must be an object of strings')
         return Flavor(
-            name=str(body.get('name') or body.get('id') or 'inline'),
-            vcpus=int(body['vcpus']),
-            memory_mb=int(body.get('ram', body.get('memory_mb', 0))),
-            disk_gb=int(body.get('disk', body.get('disk_gb', 0))),
-            extra_specs={str(k): str(v) for k, v in specs.items()})
-    except (KeyError, TypeError, ValueError) as exc:
+            name=body.get('name') or body.get('id') or 'inline',
+            vcpus=_amount(body, 'vcpus', required=True),
+            memory_mb=_amount(body, 'ram', 'memory_mb'),
+            disk_gb=_amount(body, 'disk', 'disk_gb'),
+            extra_specs=dict(specs))
+    except (TypeError, ValueError) as exc:
         raise exception.InvalidRequest(
             reason='bad flavor %r: %s' % (body, exc)) from exc
 

@@ -81,27 +81,45 @@ def list_servers_detail(req: webob.Request, manager: ComputeManager
 def create_server(req: webob.Request, manager: ComputeManager
                   ) -> webob.Response:
     body = http.read_json(req).get('server')
-    if not isinstance(body, dict) or not body.get('name'):
+    if not isinstance(body, dict) or not isinstance(body.get('name'), str) \
+            or not body['name']:
         raise exception.InvalidRequest(
-            reason='"server" with a "name" is required')
-    if len(str(body['name'])) > MAX_NAME_LENGTH:
+            reason='"server" with a "name" (a string) is required')
+    if len(body['name']) > MAX_NAME_LENGTH:
         raise exception.InvalidRequest(
             reason='the name is longer than %d characters'
             % MAX_NAME_LENGTH)
-    if isinstance(body.get('flavor'), dict):
-        flavor = flavors.from_dict(body['flavor'])
-    elif body.get('flavorRef'):
-        flavor = flavors.get_flavor(manager.deps.conf, str(body['flavorRef']))
-    else:
-        raise exception.InvalidRequest(reason='"flavorRef" is required')
+    flavor = _flavor(manager, body)
     min_count, max_count = _counts(body)
+    reservation_id = body.get('return_reservation_id', False)
+    if not isinstance(reservation_id, bool):
+        raise exception.InvalidRequest(
+            reason='"return_reservation_id" is a boolean')
     instances = manager.build_instances(http.project_context(req),
-                                        str(body['name']), flavor,
+                                        body['name'], flavor,
                                         min_count, max_count)
-    if body.get('return_reservation_id') is True:
+    if reservation_id:
         return http.json_response(
             {'reservation_id': instances[0].reservation_id}, 202)
     return http.json_response({'server': views.server(instances[0])}, 202)
+
+
+def _flavor(manager: ComputeManager, body: dict) -> flavors.Flavor:
+    """The inline ``flavor`` (an object) if given, else the configured
+    one ``flavorRef`` names (a string or an integer)."""
+    ref = body.get('flavorRef')
+    if 'flavorRef' in body and (isinstance(ref, bool) or not isinstance(
+            ref, (str, int)) or ref == ''):
+        raise exception.InvalidRequest(
+            reason='"flavorRef" is a flavor\'s name or id')
+    if 'flavor' in body:
+        if not isinstance(body['flavor'], dict):
+            raise exception.InvalidRequest(
+                reason='"flavor" is an object')
+        return flavors.from_dict(body['flavor'])
+    if ref is None:
+        raise exception.InvalidRequest(reason='"flavorRef" is required')
+    return flavors.get_flavor(manager.deps.conf, str(ref))
 
 
 def _count(body: dict, key: str) -> int:

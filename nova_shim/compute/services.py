@@ -129,7 +129,25 @@ def _changes(body: dict) -> dict:
 
 
 def _legacy_changes(action: str, body: dict) -> tuple[str, dict]:
-    """The host and the columns of a change made before 2.53."""
+    """The host and the columns of a change made before 2.53. As Nova's
+    schema, each takes ``host``, ``binary``, ``disabled_reason`` and
+    ``forced_down``, and nothing else."""
+    unknown = set(body) - {'host', 'binary', 'disabled_reason',
+                           'forced_down'}
+    if unknown:
+        raise exception.InvalidRequest(
+            reason='%s takes "host", "binary", "disabled_reason" and '
+                   '"forced_down"; not %s' % (action,
+                                              ', '.join(sorted(unknown))))
+    if 'forced_down' in body:
+        _bool(body, 'forced_down')
+    reason = body.get('disabled_reason')
+    if 'disabled_reason' in body and not (
+            isinstance(reason, str) and reason.strip() and
+            len(reason) <= _MAX_REASON):
+        raise exception.InvalidRequest(
+            reason='"disabled_reason" is a string of 1 to %d characters'
+            % _MAX_REASON)
     host, binary = body.get('host'), body.get('binary')
     if not isinstance(host, str) or binary != BINARY:
         raise exception.InvalidRequest(

@@ -125,7 +125,7 @@ def _fuzz(schema, examples):
 
 
 def test_fuzz_quick(schema):
-    report = _fuzz(schema, examples=10)
+    report = _fuzz(schema, examples=25)
     for who in IDENTITIES:
         assert any(status < 300 for (name, status) in report.statuses
                    if name == who), who
