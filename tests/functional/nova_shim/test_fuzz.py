@@ -22,8 +22,10 @@ when ``-m slow`` selects it::
 
 import re
 
+import openapi_spec_validator
 import pytest
 import requests
+import yaml
 
 pytest.importorskip('libvirt')
 pytest.importorskip('placement_stub.fixture')
@@ -137,3 +139,13 @@ def test_every_route_is_described(schema):
         assert any(m == method and pattern.match(re.sub(
             r'\{[^}]+\}', 'x', path)) for m, path in operations), (
             method, pattern.pattern, handler.__name__)
+
+
+def test_served_description_is_valid_openapi(chain):
+    """Served without credentials, as YAML, and valid OpenAPI 3.1."""
+    resp = requests.get(chain.service.url + '/openapi.yaml', timeout=30)
+    assert resp.status_code == 200, resp.text
+    assert resp.headers['Content-Type'].startswith('application/yaml')
+    document = yaml.safe_load(resp.content)
+    openapi_spec_validator.validate(document)
+    assert document['openapi'].startswith('3.1')

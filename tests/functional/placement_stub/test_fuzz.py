@@ -23,7 +23,10 @@ import json
 import urllib.request
 import uuid
 
+import openapi_spec_validator
 import pytest
+import requests
+import yaml
 
 from placement_stub import handler
 from placement_stub import microversion
@@ -145,3 +148,13 @@ def test_every_route_is_described(schema):
               for path, methods in handler.ROUTE_DECLARATIONS
               for method in methods}
     assert labels == routes | {'GET /openapi.yaml'}
+
+
+def test_served_description_is_valid_openapi(placement):
+    """Served without credentials, as YAML, and valid OpenAPI 3.1."""
+    resp = requests.get(placement.endpoint + '/openapi.yaml', timeout=30)
+    assert resp.status_code == 200, resp.text
+    assert resp.headers['Content-Type'].startswith('application/yaml')
+    document = yaml.safe_load(resp.content)
+    openapi_spec_validator.validate(document)
+    assert document['openapi'].startswith('3.1')
