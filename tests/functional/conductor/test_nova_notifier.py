@@ -34,14 +34,38 @@ def test_events_reach_nova_and_the_record_of_them_stays_bounded(
     finally:
         notifier.stop()
 
-    assert len(nova_endpoint.posts) == count
+    # Every event once, in order; those that queued up while a POST was
+    # on its way went together in the next one, up to the batch size.
+    sent = [event for _, _, body in nova_endpoint.posts
+            for event in body['events']]
+    assert sent == [{'name': 'accelerator-request-bound',
+                     'server_uuid': 'vm-%d' % n, 'tag': 'arq-%d' % n,
+                     'status': 'completed'} for n in range(count)]
+    assert all(len(body['events']) <= nova.MAX_EVENTS_PER_POST
+               for _, _, body in nova_endpoint.posts)
     path, version, body = nova_endpoint.posts[-1]
     assert path == '/v2.1/os-server-external-events'
     assert version == 'compute 2.82'
-    assert body == {'events': [{
-        'name': 'accelerator-request-bound', 'server_uuid': 'vm-%d' % (
-            count - 1), 'tag': 'arq-%d' % (count - 1),
-        'status': 'completed'}]}
     # A long-running conductor keeps only the latest answers.
-    assert len(notifier.sent) == nova.SENT_KEPT
+    assert len(notifier.sent) == min(len(nova_endpoint.posts),
+                                     nova.SENT_KEPT)
     assert notifier.sent[-1] == (body['events'], 200)
+
+
+def test_events_queued_while_nova_answers_go_in_one_post(nova_endpoint):
+    url = nova_endpoint.url + '/v2.1'
+    conf = cyborg_conf.build_conf(
+        overrides={('nova', 'endpoint_override'): url,
+                   ('nova', 'auth_type'): 'none'})
+    notifier = nova.NovaNotifier(conf)
+    # Queued before the sending thread runs: they are all waiting when
+    # it takes the first.
+    for number in range(150):
+        notifier.notify([_bound_arq(number)])
+    notifier.start()
+    try:
+        notifier.drain()
+    finally:
+        notifier.stop()
+    assert [len(body['events']) for _, _, body in nova_endpoint.posts] == \
+        [100, 50]
