@@ -132,26 +132,31 @@ def _system(args):
             % args.http_server)
     from benchmarks import topology
     worker = args.gunicorn_worker.rsplit('.', 1)[-1]
+    api = 'gunicorn API (2 workers, %s)' % worker
+    if args.api_server == 'waitress':
+        api = 'cyborg-lite-api (waitress, one process)'
+
     if args.topology == 'production':
         handles = args.handles or 16
         return (topology.ProductionTopology(
             conductors=args.conductors, handles=handles,
             rpc_batch_size=args.rpc_batch_size,
-            worker_class=args.gunicorn_worker),
-            'production mode as deployed: gunicorn API (2 workers, %s), '
+            worker_class=args.gunicorn_worker, api_server=args.api_server),
+            'production mode as deployed: %s, '
             '%d conductor(s), RabbitMQ, PostgreSQL with default durability, '
             'placement_stub under gunicorn (2 workers), Nova events to '
             'nova-shim-compute, %d handles per FPGA'
-            % (worker, args.conductors, handles))
+            % (api, args.conductors, handles))
     handles = args.handles or 512
     return (topology.Topology(conductors=args.conductors,
                               handles=handles,
                               rpc_batch_size=args.rpc_batch_size,
-                              worker_class=args.gunicorn_worker),
-            'gunicorn API (2 workers, %s), %d conductor(s), RabbitMQ, '
+                              worker_class=args.gunicorn_worker,
+                              api_server=args.api_server),
+            '%s, %d conductor(s), RabbitMQ, '
             'PostgreSQL with fsync, synchronous_commit and '
             'full_page_writes off, no Placement, no Nova events, '
-            '%d handles' % (worker, args.conductors, handles))
+            '%d handles' % (api, args.conductors, handles))
 
 
 def bench_lifecycle(args):
@@ -199,6 +204,12 @@ def parse_args(argv):
                         default=gunicorn_worker.WORKER_CLASS,
                         help="the API's gunicorn worker class "
                              "(multiprocess topology), e.g. gthread")
+    parser.add_argument('--api-server', default='gunicorn',
+                        choices=['gunicorn', 'waitress'],
+                        help="the API's server in the multiprocess and "
+                             "production topologies: gunicorn "
+                             "(--gunicorn-worker) or cyborg-lite-api "
+                             "(waitress, one process)")
     parser.add_argument('--http-server', default='builtin',
                         choices=['builtin', 'cheroot', 'wsgiref'],
                         help="the all-in-one API's HTTP server: the "

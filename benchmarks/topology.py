@@ -81,8 +81,14 @@ class Topology:
     def __init__(self, conductors=1, handles=512, gunicorn_workers=2,
                  gunicorn_threads=8,
                  rpc_batch_size=api_conf.default('rpc_batch_size'),
-                 worker_class=gunicorn_worker.WORKER_CLASS):
+                 worker_class=gunicorn_worker.WORKER_CLASS,
+                 api_server='gunicorn'):
+        """``api_server``: ``gunicorn`` (``gunicorn_workers`` processes
+        of ``worker_class``) or ``waitress`` (``cyborg-lite-api``, the
+        built-in server: one process, which has no process manager of
+        its own)."""
         self.tmp = tempfile.mkdtemp(prefix='cyborg-lite-bench-')
+        self.api_server = api_server
         self.conductors = conductors
         self.handles = handles
         self.workers = gunicorn_workers
@@ -143,6 +149,15 @@ class Topology:
 
     def _start_api(self, api_conf, port):
         self.url = 'http://127.0.0.1:%d' % port
+        if self.api_server == 'waitress':
+            self.api = self.group.start('api', processes.script(
+                'cyborg-lite-api') + ['--config-file', api_conf,
+                                      '--config-file', processes.write_config(
+                                          os.path.join(self.tmp,
+                                                       'api-port.conf'),
+                                          {'api': {'host_ip': '127.0.0.1',
+                                                   'port': port}})])
+            return
         self.api = self.group.start('api', processes.script('gunicorn') + [
             '--workers', str(self.workers), '--threads', str(self.threads),
             '--worker-class', self.worker_class,
@@ -173,7 +188,8 @@ class Topology:
         included."""
         pids = {'conductor-%d' % n: p.pid for n, p in
                 enumerate(self.servers)}
-        workers = psutil.Process(self.api.pid).children()
+        workers = psutil.Process(self.api.pid).children() \
+            if self.api_server == 'gunicorn' else [self.api]
         for n, worker in enumerate(workers):
             pids['api-worker-%d' % n] = worker.pid
         pids['agent'] = self.agent.pid
