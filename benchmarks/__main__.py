@@ -141,7 +141,8 @@ def _system(args):
         return (topology.ProductionTopology(
             conductors=args.conductors, handles=handles,
             rpc_batch_size=args.rpc_batch_size,
-            worker_class=args.gunicorn_worker, api_server=args.api_server),
+            worker_class=args.gunicorn_worker, api_server=args.api_server,
+            events_per_request=args.nova_events_per_request),
             'production mode as deployed: %s, '
             '%d conductor(s), RabbitMQ, PostgreSQL with default durability, '
             'placement_stub under gunicorn (2 workers), Nova events to '
@@ -204,6 +205,9 @@ def parse_args(argv):
                         default=gunicorn_worker.WORKER_CLASS,
                         help="the API's gunicorn worker class "
                              "(multiprocess topology), e.g. gthread")
+    parser.add_argument('--nova-events-per-request', type=int,
+                        help="the conductors' [nova] events_per_request "
+                             "(production topology; 1: one POST per ARQ)")
     parser.add_argument('--api-server', default='gunicorn',
                         choices=['gunicorn', 'waitress'],
                         help="the API's server in the multiprocess and "

@@ -227,8 +227,12 @@ class Topology:
 class ProductionTopology(Topology):
     """README's "Production mode" as deployed (see the module's doc)."""
 
-    def __init__(self, conductors=1, handles=16, **kwargs):
+    def __init__(self, conductors=1, handles=16, events_per_request=None,
+                 **kwargs):
+        """``events_per_request``: the conductors' ``[nova]
+        events_per_request`` (their default when None)."""
         super().__init__(conductors=conductors, handles=handles, **kwargs)
+        self.events_per_request = events_per_request
 
     def _sections(self, name, db_url, rabbit_url, suffix):
         sections = super()._sections(name, db_url, rabbit_url, suffix)
@@ -236,6 +240,8 @@ class ProductionTopology(Topology):
                                  'endpoint_override': self.placement_url}
         sections['nova'] = {'auth_type': 'none',
                             'endpoint_override': self.nova_url + '/v2.1'}
+        if self.events_per_request is not None:
+            sections['nova']['events_per_request'] = self.events_per_request
         return sections
 
     def _start(self):

@@ -4,7 +4,7 @@ Events go to ``POST /os-server-external-events`` at compute microversion
 2.82, one per ARQ, with the ARQ uuid as the tag. They are sent from a
 background thread after the bind commits, so a slow or absent Nova never
 holds up a bind. The events that queued up while the thread was sending
-go together in its next POST (at most :data:`MAX_EVENTS_PER_POST`), as
+go together in its next POST (at most ``[nova] events_per_request``), as
 Nova takes events of several servers in one request: under load the
 conductor makes a fraction of the calls, and spends a fraction of the
 CPU on them, that one POST per bind would. A connection error or 5xx
@@ -29,7 +29,6 @@ LOG = logging.getLogger(__name__)
 EVENT_NAME = 'accelerator-request-bound'
 MICROVERSION = '2.82'
 SENT_KEPT = 256
-MAX_EVENTS_PER_POST = 100
 
 
 def build_events(arqs):
@@ -93,16 +92,16 @@ class NovaNotifier:
         while True:
             batch = [self._queue.get()]
             # What queued up meanwhile goes in the same POST.
-            while None not in batch and sum(map(len, batch)) < \
-                    MAX_EVENTS_PER_POST:
+            most = self._conf.nova.events_per_request
+            while None not in batch and sum(map(len, batch)) < most:
                 try:
                     batch.append(self._queue.get_nowait())
                 except queue.Empty:
                     break
             events = [e for item in batch if item for e in item]
             try:
-                if events:
-                    self._send(events)
+                for start in range(0, len(events), most):
+                    self._send(events[start:start + most])
             finally:
                 for _item in batch:
                     self._queue.task_done()

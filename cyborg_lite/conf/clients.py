@@ -21,6 +21,10 @@ NOVA_OPTS = [
     cfg.FloatOpt('event_retry_delay', default=0.5, min=0,
                  help='Seconds before the first retry of an event; each '
                       'retry doubles it.'),
+    cfg.IntOpt('events_per_request', default=100, min=1,
+               help='The most external events in one POST: the events '
+                    'that queue up while one POST is on its way go '
+                    'together in the next. 1 sends one POST per ARQ.'),
 ]
 
 _DEFAULT_SERVICE_TYPES = {NOVA_GROUP: 'compute',

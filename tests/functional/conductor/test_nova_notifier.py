@@ -41,7 +41,7 @@ def test_events_reach_nova_and_the_record_of_them_stays_bounded(
     assert sent == [{'name': 'accelerator-request-bound',
                      'server_uuid': 'vm-%d' % n, 'tag': 'arq-%d' % n,
                      'status': 'completed'} for n in range(count)]
-    assert all(len(body['events']) <= nova.MAX_EVENTS_PER_POST
+    assert all(len(body['events']) <= conf.nova.events_per_request
                for _, _, body in nova_endpoint.posts)
     path, version, body = nova_endpoint.posts[-1]
     assert path == '/v2.1/os-server-external-events'
@@ -69,3 +69,19 @@ def test_events_queued_while_nova_answers_go_in_one_post(nova_endpoint):
         notifier.stop()
     assert [len(body['events']) for _, _, body in nova_endpoint.posts] == \
         [100, 50]
+
+
+def test_one_event_per_request(nova_endpoint):
+    conf = cyborg_conf.build_conf(
+        overrides={('nova', 'endpoint_override'): nova_endpoint.url,
+                   ('nova', 'auth_type'): 'none',
+                   ('nova', 'events_per_request'): 1})
+    notifier = nova.NovaNotifier(conf)
+    notifier.notify([_bound_arq(1), _bound_arq(2)])
+    notifier.start()
+    try:
+        notifier.drain()
+    finally:
+        notifier.stop()
+    assert [[e['tag'] for e in body['events']]
+            for _, _, body in nova_endpoint.posts] == [['arq-1'], ['arq-2']]
