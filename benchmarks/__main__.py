@@ -223,7 +223,8 @@ def parse_args(argv):
                         help='ARQs of other instances in the table first')
     parser.add_argument('--report-hosts', default='10,100,1000',
                         type=lambda v: [int(c) for c in v.split(',') if c])
-    parser.add_argument('--only', choices=['lifecycle', 'reports', 'build'])
+    parser.add_argument('--only', choices=['lifecycle', 'reports', 'build',
+                                           'nova-events'])
     parser.add_argument('--chart', help='write a PNG of throughput and p95 '
                                         'latency against concurrency')
     return parser.parse_args(argv)
@@ -248,6 +249,9 @@ def main(argv=None):
     if args.only in (None, 'build'):
         from benchmarks import build
         report['build_to_active'] = build.run()
+    if args.only in (None, 'nova-events'):
+        from benchmarks import nova_events
+        report['nova_events'] = nova_events.run()
     report['elapsed_s'] = round(time.time() - started, 1)
     print(json.dumps(report, indent=2))
 
