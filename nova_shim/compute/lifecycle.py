@@ -127,22 +127,26 @@ def rescue_disk_path(deps: ComputeDeps, uuid: str) -> str:
                         'disk.rescue')
 
 
-def rescue(deps: ComputeDeps, ctx: RequestContext, uuid: str) -> Instance:
-    instance = begin(deps, uuid, 'rescue', states.RESCUING)
+def _restart(deps: ComputeDeps, ctx: RequestContext, uuid: str,
+             action: str, task_state: str, vm_state: str,
+             rescue_disk: str | None = None) -> Instance:
+    """Restart the guest with its ARQs, fetched afresh, from the rescue
+    disk when one is given (rescue) or its own XML (unrescue)."""
+    instance = begin(deps, uuid, action, task_state)
 
     def work() -> None:
         arqs = accelerators.get_arqs(deps, ctx, instance)
-        guest = dataclasses.replace(build.guest_spec(instance),
-                                    rescue_disk_path=rescue_disk_path(
-                                        deps, uuid))
-        deps.driver.rescue(guest, arqs)
-    return run(deps, instance, work, states.RESCUED)
+        deps.driver.restart(dataclasses.replace(
+            build.guest_spec(instance), rescue_disk_path=rescue_disk), arqs)
+    return run(deps, instance, work, vm_state)
+
+
+def rescue(deps: ComputeDeps, ctx: RequestContext, uuid: str) -> Instance:
+    return _restart(deps, ctx, uuid, 'rescue',
+                    states.RESCUING, states.RESCUED,
+                    rescue_disk_path(deps, uuid))
 
 
 def unrescue(deps: ComputeDeps, ctx: RequestContext, uuid: str) -> Instance:
-    instance = begin(deps, uuid, 'unrescue', states.UNRESCUING)
-
-    def work() -> None:
-        arqs = accelerators.get_arqs(deps, ctx, instance)
-        deps.driver.unrescue(build.guest_spec(instance), arqs)
-    return run(deps, instance, work, states.ACTIVE)
+    return _restart(deps, ctx, uuid, 'unrescue',
+                    states.UNRESCUING, states.ACTIVE)

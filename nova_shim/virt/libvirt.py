@@ -290,18 +290,12 @@ class LibvirtDriver:
                 LOG.warning('instance %s: soft reboot failed (%s); '
                             'rebooting hard', guest.uuid,
                             exc.get_error_message())
-        self.power_off(guest.uuid)
-        self.power_on(guest, arqs)
+        self.restart(guest, arqs)
 
-    def rescue(self, guest: GuestSpec, arqs: list[dict]) -> None:
-        """Restart the guest from ``guest.rescue_disk_path``, its own
-        disk second, with the same host devices (Nova's libvirt rescue
-        with accelerators)."""
-        self.power_off(guest.uuid)
-        self.power_on(guest, arqs)
-
-    def unrescue(self, guest: GuestSpec, arqs: list[dict]) -> None:
-        """Restart the guest from its own XML (no rescue disk)."""
+    def restart(self, guest: GuestSpec, arqs: list[dict]) -> None:
+        """Power off and start from freshly generated XML: a hard
+        reboot, and (with ``guest.rescue_disk_path`` set or not) Nova's
+        libvirt rescue and unrescue with accelerators."""
         self.power_off(guest.uuid)
         self.power_on(guest, arqs)
 
