@@ -25,6 +25,7 @@ then also carry ``X-Service-Roles: service``.
 from typing import Any
 
 from keystoneauth1.access import service_catalog
+from keystoneauth1 import adapter as ks_adapter
 from keystoneauth1 import loading as ks_loading
 from keystoneauth1 import plugin
 from keystoneauth1 import service_token
@@ -132,3 +133,15 @@ def get_service_auth_plugin(conf: cfg.ConfigOpts,
     ``auth_type = none`` sends no credentials; unset also sends none.
     """
     return ks_loading.load_auth_from_conf_options(conf, group)
+
+
+def load_adapter(conf: cfg.ConfigOpts, group: str,
+                 auth_plugin: plugin.BaseAuthPlugin,
+                 **kwargs: Any) -> ks_adapter.Adapter:
+    """An adapter from ``group``'s session and adapter options with
+    ``auth_plugin``; it returns error responses rather than raising."""
+    session = ks_loading.load_session_from_conf_options(conf, group,
+                                                        auth=auth_plugin)
+    return ks_loading.load_adapter_from_conf_options(
+        conf, group, session=session, auth=auth_plugin, raise_exc=False,
+        **kwargs)

@@ -30,7 +30,6 @@ from typing import Any, Iterable
 
 from keystoneauth1 import adapter as ks_adapter
 from keystoneauth1 import exceptions as ks_exc
-from keystoneauth1 import loading as ks_loading
 from oslo_config import cfg
 import requests
 
@@ -80,11 +79,8 @@ class Selection:
 
 def get_placement_adapter(conf: cfg.ConfigOpts) -> ks_adapter.Adapter:
     """An adapter for Placement with the service's own credentials."""
-    plugin = auth.get_service_auth_plugin(conf, GROUP)
-    session = ks_loading.load_session_from_conf_options(conf, GROUP,
-                                                        auth=plugin)
-    return ks_loading.load_adapter_from_conf_options(
-        conf, GROUP, session=session, auth=plugin, raise_exc=False)
+    return auth.load_adapter(conf, GROUP,
+                             auth.get_service_auth_plugin(conf, GROUP))
 
 
 def _resources_param(resources: dict[str, int]) -> str:

@@ -16,7 +16,6 @@ from typing import Any
 
 from keystoneauth1 import adapter as ks_adapter
 from keystoneauth1 import exceptions as ks_exc
-from keystoneauth1 import loading as ks_loading
 from oslo_config import cfg
 import requests
 
@@ -98,13 +97,9 @@ class _CyborgClient:
     """Calls to Cyborg on behalf of one request context."""
 
     def __init__(self, context: RequestContext, conf: cfg.ConfigOpts) -> None:
-        plugin = auth.get_auth_plugin(conf, GROUP, context)
-        session = ks_loading.load_session_from_conf_options(
-            conf, GROUP, auth=plugin)
-        self._client: ks_adapter.Adapter = (
-            ks_loading.load_adapter_from_conf_options(
-                conf, GROUP, session=session, auth=plugin, raise_exc=False,
-                global_request_id=context.request_id))
+        self._client: ks_adapter.Adapter = auth.load_adapter(
+            conf, GROUP, auth.get_auth_plugin(conf, GROUP, context),
+            global_request_id=context.request_id)
 
     def _call(self, method: str, url: str, op: str,
               **kwargs: Any) -> requests.Response:

@@ -20,7 +20,6 @@ import re
 from typing import Any, BinaryIO
 
 from keystoneauth1 import exceptions as ks_exc
-from keystoneauth1 import loading as ks_loading
 from oslo_config import cfg
 import requests
 
@@ -69,11 +68,8 @@ def get_client(context: RequestContext, conf: cfg.ConfigOpts,
                action: str = 'this request') -> 'GlanceClient':
     """A Glance client acting for ``context``; ImageServiceNotConfigured
     (naming ``action``) when no image endpoint can be found."""
-    plugin = auth.get_auth_plugin(conf, GROUP, context)
-    session = ks_loading.load_session_from_conf_options(conf, GROUP,
-                                                        auth=plugin)
-    adapter = ks_loading.load_adapter_from_conf_options(
-        conf, GROUP, session=session, auth=plugin, raise_exc=False,
+    adapter = auth.load_adapter(
+        conf, GROUP, auth.get_auth_plugin(conf, GROUP, context),
         global_request_id=context.request_id)
     try:
         endpoint = adapter.get_endpoint()
