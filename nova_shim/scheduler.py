@@ -15,8 +15,7 @@ functions that take a keystoneauth1 ``adapter`` talk to Placement:
   ``create_arqs_and_match_resource_providers`` takes, and, as Nova's
   scheduler does, alternates: one unclaimed candidate on each of up to
   ``max_attempts - 1`` other compute nodes, which a reschedule claims
-  with :func:`claim` (:func:`select_destination` is the chosen one
-  alone). Excluded compute nodes (down, disabled, an evacuated
+  with :func:`claim`. Excluded compute nodes (down, disabled, an evacuated
   instance's own) are never offered.
 * :func:`ensure_compute_node`: the compute node's root provider and its
   VCPU, MEMORY_MB and DISK_GB inventory, as nova-compute reports them.
@@ -266,14 +265,6 @@ def select_destinations(adapter: ks_adapter.Adapter, instance_uuid: str,
             return selection, alternates(
                 candidates, selection.compute_node_uuid, max_attempts - 1)
     raise exception.NoValidHost(reason='Every claim conflicted.')
-
-
-def select_destination(adapter: ks_adapter.Adapter, instance_uuid: str,
-                       project_id: str, user_id: str,
-                       **kwargs: Any) -> Selection:
-    """:func:`select_destinations` without the alternates."""
-    return select_destinations(adapter, instance_uuid, project_id, user_id,
-                               **kwargs)[0]
 
 
 def consumer_generation(adapter: ks_adapter.Adapter,

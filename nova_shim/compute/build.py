@@ -271,12 +271,6 @@ def _build_one(deps: ComputeDeps, ctx: RequestContext, instance_uuid: str,
         fail_instance(deps, ctx, instance_uuid, exc)
 
 
-def build_and_run_instance(deps: ComputeDeps, ctx: RequestContext,
-                           instance_uuid: str) -> None:
-    """The build of one instance; never raises."""
-    build_instances(deps, ctx, [instance_uuid])
-
-
 def fail_instance(deps: ComputeDeps, ctx: RequestContext,
                   instance_uuid: str, exc: Exception) -> None:
     """Clean up after a failed build, unshelve or evacuation: ERROR,

@@ -56,9 +56,10 @@ def compute_node(adapter, traits=()):
 
 
 def select(adapter, node, groups=(FPGA_GROUP,), instance=None):
-    return scheduler.select_destination(
+    return scheduler.select_destinations(
         adapter, instance or str(uuid.uuid4()), 'proj', 'user', vcpus=1,
-        memory_mb=512, disk_gb=1, groups=list(groups), in_tree=node['uuid'])
+        memory_mb=512, disk_gb=1, groups=list(groups),
+        in_tree=node['uuid'])[0]
 
 
 def test_ensure_compute_node_is_idempotent(adapter):
@@ -148,7 +149,7 @@ def test_host_subset_size_spreads_boots_over_the_best_nodes(adapter):
     def chosen(subset, times):
         names = []
         for _ in range(times):
-            selection = scheduler.select_destination(
+            selection, _alternates = scheduler.select_destinations(
                 adapter, str(uuid.uuid4()), 'proj', 'user', vcpus=1,
                 memory_mb=64, disk_gb=1, groups=[group],
                 host_subset_size=subset)
