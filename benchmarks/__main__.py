@@ -142,7 +142,8 @@ def _system(args):
             conductors=args.conductors, handles=handles,
             rpc_batch_size=args.rpc_batch_size,
             worker_class=args.gunicorn_worker, api_server=args.api_server,
-            events_per_request=args.nova_events_per_request),
+            events_per_request=args.nova_events_per_request,
+            events_wait=args.nova_events_wait),
             'production mode as deployed: %s, '
             '%d conductor(s), RabbitMQ, PostgreSQL with default durability, '
             'placement_stub under gunicorn (2 workers), Nova events to '
@@ -208,6 +209,9 @@ def parse_args(argv):
     parser.add_argument('--nova-events-per-request', type=int,
                         help="the conductors' [nova] events_per_request "
                              "(production topology; 1: one POST per ARQ)")
+    parser.add_argument('--nova-events-wait', type=float,
+                        help="the conductors' [nova] events_wait "
+                             "(production topology; 0: no wait)")
     parser.add_argument('--api-server', default='gunicorn',
                         choices=['gunicorn', 'waitress'],
                         help="the API's server in the multiprocess and "

@@ -3,11 +3,13 @@
 Events go to ``POST /os-server-external-events`` at compute microversion
 2.82, one per ARQ, with the ARQ uuid as the tag. They are sent from a
 background thread after the bind commits, so a slow or absent Nova never
-holds up a bind. The events that queued up while the thread was sending
-go together in its next POST (at most ``[nova] events_per_request``), as
-Nova takes events of several servers in one request: under load the
-conductor makes a fraction of the calls, and spends a fraction of the
-CPU on them, that one POST per bind would. A connection error or 5xx
+holds up a bind. After the first event of a POST the thread waits
+``[nova] events_wait`` seconds for more; the events of that time, and
+those that queued up while the thread was sending, go together in one
+POST (at most ``[nova] events_per_request``), as Nova takes events of
+several servers in one request: under load the conductor makes a
+fraction of the calls, and spends a fraction of the CPU on them, that
+one POST per bind would. A connection error or 5xx
 is retried
 ``[nova] event_retries`` times with back-off. The notifier is off when
 ``[nova]`` names neither an ``endpoint_override`` nor an ``auth_type``.
@@ -90,14 +92,8 @@ class NovaNotifier:
 
     def _run(self):
         while True:
-            batch = [self._queue.get()]
-            # What queued up meanwhile goes in the same POST.
+            batch = self._gather(self._queue.get())
             most = self._conf.nova.events_per_request
-            while None not in batch and sum(map(len, batch)) < most:
-                try:
-                    batch.append(self._queue.get_nowait())
-                except queue.Empty:
-                    break
             events = [e for item in batch if item for e in item]
             try:
                 for start in range(0, len(events), most):
@@ -107,6 +103,22 @@ class NovaNotifier:
                     self._queue.task_done()
             if None in batch:
                 return
+
+    def _gather(self, first):
+        """``first`` and what queues up within ``[nova] events_wait``
+        seconds of it, up to ``[nova] events_per_request`` events; a
+        stop (None) ends the wait at once."""
+        batch = [first]
+        most = self._conf.nova.events_per_request
+        deadline = time.monotonic() + self._conf.nova.events_wait
+        while None not in batch and sum(map(len, batch)) < most:
+            left = deadline - time.monotonic()
+            try:
+                batch.append(self._queue.get(timeout=left) if left > 0
+                             else self._queue.get_nowait())
+            except queue.Empty:
+                break
+        return batch
 
     def _send(self, events):
         delay = self._conf.nova.event_retry_delay

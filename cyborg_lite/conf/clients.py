@@ -25,6 +25,13 @@ NOVA_OPTS = [
                help='The most external events in one POST: the events '
                     'that queue up while one POST is on its way go '
                     'together in the next. 1 sends one POST per ARQ.'),
+    cfg.FloatOpt('events_wait', default=0.05, min=0, max=5,
+                 help='Seconds the notifier waits, after the first event '
+                      'of a POST, for more events to send with it. Under '
+                      'load this makes one POST out of the binds of that '
+                      'time, which saves the conductor and Nova a request '
+                      'each; Nova hears of a bind at most this much '
+                      'later. 0 sends what has queued up at once.'),
 ]
 
 _DEFAULT_SERVICE_TYPES = {NOVA_GROUP: 'compute',

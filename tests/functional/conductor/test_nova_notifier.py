@@ -1,5 +1,7 @@
 """The conductor's Nova notifier against a real HTTP endpoint on loopback."""
 
+import time
+
 import pytest
 
 from cyborg_lite import conf as cyborg_conf
@@ -85,3 +87,49 @@ def test_one_event_per_request(nova_endpoint):
         notifier.stop()
     assert [[e['tag'] for e in body['events']]
             for _, _, body in nova_endpoint.posts] == [['arq-1'], ['arq-2']]
+
+
+def test_events_of_the_wait_share_a_post_and_a_stop_does_not_wait(
+        nova_endpoint):
+    conf = cyborg_conf.build_conf(
+        overrides={('nova', 'endpoint_override'): nova_endpoint.url,
+                   ('nova', 'auth_type'): 'none',
+                   ('nova', 'events_wait'): 2.0})
+    notifier = nova.NovaNotifier(conf)
+    notifier.start()
+    try:
+        # Binds 50 ms apart, well within the wait: one POST.
+        for number in range(3):
+            notifier.notify([_bound_arq(number)])
+            time.sleep(0.05)
+        notifier.drain()
+        assert [[e['tag'] for e in body['events']]
+                for _, _, body in nova_endpoint.posts] == [
+            ['arq-0', 'arq-1', 'arq-2']]
+        # A stop during a wait sends what was gathered, without waiting
+        # the rest of it.
+        notifier.notify([_bound_arq(3)])
+        started = time.monotonic()
+    finally:
+        notifier.stop()
+    assert time.monotonic() - started < 1.5
+    assert [e['tag'] for e in nova_endpoint.posts[-1][2]['events']] == \
+        ['arq-3']
+
+
+def test_without_a_wait_each_lone_bind_is_sent_at_once(nova_endpoint):
+    conf = cyborg_conf.build_conf(
+        overrides={('nova', 'endpoint_override'): nova_endpoint.url,
+                   ('nova', 'auth_type'): 'none',
+                   ('nova', 'events_wait'): 0})
+    notifier = nova.NovaNotifier(conf)
+    notifier.start()
+    try:
+        for number in range(3):
+            notifier.notify([_bound_arq(number)])
+            notifier.drain()
+    finally:
+        notifier.stop()
+    assert [[e['tag'] for e in body['events']]
+            for _, _, body in nova_endpoint.posts] == [
+        ['arq-0'], ['arq-1'], ['arq-2']]
