@@ -20,13 +20,25 @@ def _bound_arq(number):
             'state': 'Bound'}
 
 
+def _notifier(url, **nova_options):
+    """A notifier (not started) that sends to ``url``, with the given
+    ``[nova]`` options."""
+    overrides = {('nova', 'endpoint_override'): url,
+                 ('nova', 'auth_type'): 'none'}
+    overrides.update({('nova', name): value
+                      for name, value in nova_options.items()})
+    return nova.NovaNotifier(cyborg_conf.build_conf(overrides=overrides))
+
+
+def _tags_per_post(nova_endpoint):
+    return [[e['tag'] for e in body['events']]
+            for _, _, body in nova_endpoint.posts]
+
+
 def test_events_reach_nova_and_the_record_of_them_stays_bounded(
         nova_endpoint):
     url = nova_endpoint.url + '/v2.1'
-    conf = cyborg_conf.build_conf(
-        overrides={('nova', 'endpoint_override'): url,
-                   ('nova', 'auth_type'): 'none'})
-    notifier = nova.NovaNotifier(conf)
+    notifier = _notifier(url, events_per_request=100)
     notifier.start()
     try:
         count = nova.SENT_KEPT + 20
@@ -43,7 +55,7 @@ def test_events_reach_nova_and_the_record_of_them_stays_bounded(
     assert sent == [{'name': 'accelerator-request-bound',
                      'server_uuid': 'vm-%d' % n, 'tag': 'arq-%d' % n,
                      'status': 'completed'} for n in range(count)]
-    assert all(len(body['events']) <= conf.nova.events_per_request
+    assert all(len(body['events']) <= 100
                for _, _, body in nova_endpoint.posts)
     path, version, body = nova_endpoint.posts[-1]
     assert path == '/v2.1/os-server-external-events'
@@ -56,10 +68,7 @@ def test_events_reach_nova_and_the_record_of_them_stays_bounded(
 
 def test_events_queued_while_nova_answers_go_in_one_post(nova_endpoint):
     url = nova_endpoint.url + '/v2.1'
-    conf = cyborg_conf.build_conf(
-        overrides={('nova', 'endpoint_override'): url,
-                   ('nova', 'auth_type'): 'none'})
-    notifier = nova.NovaNotifier(conf)
+    notifier = _notifier(url)
     # Queued before the sending thread runs: they are all waiting when
     # it takes the first.
     for number in range(150):
@@ -74,28 +83,19 @@ def test_events_queued_while_nova_answers_go_in_one_post(nova_endpoint):
 
 
 def test_one_event_per_request(nova_endpoint):
-    conf = cyborg_conf.build_conf(
-        overrides={('nova', 'endpoint_override'): nova_endpoint.url,
-                   ('nova', 'auth_type'): 'none',
-                   ('nova', 'events_per_request'): 1})
-    notifier = nova.NovaNotifier(conf)
+    notifier = _notifier(nova_endpoint.url, events_per_request=1)
     notifier.notify([_bound_arq(1), _bound_arq(2)])
     notifier.start()
     try:
         notifier.drain()
     finally:
         notifier.stop()
-    assert [[e['tag'] for e in body['events']]
-            for _, _, body in nova_endpoint.posts] == [['arq-1'], ['arq-2']]
+    assert _tags_per_post(nova_endpoint) == [['arq-1'], ['arq-2']]
 
 
 def test_events_of_the_wait_share_a_post_and_a_stop_does_not_wait(
         nova_endpoint):
-    conf = cyborg_conf.build_conf(
-        overrides={('nova', 'endpoint_override'): nova_endpoint.url,
-                   ('nova', 'auth_type'): 'none',
-                   ('nova', 'events_wait'): 2.0})
-    notifier = nova.NovaNotifier(conf)
+    notifier = _notifier(nova_endpoint.url, events_wait=2.0)
     notifier.start()
     try:
         # Binds 50 ms apart, well within the wait: one POST.
@@ -103,9 +103,7 @@ def test_events_of_the_wait_share_a_post_and_a_stop_does_not_wait(
             notifier.notify([_bound_arq(number)])
             time.sleep(0.05)
         notifier.drain()
-        assert [[e['tag'] for e in body['events']]
-                for _, _, body in nova_endpoint.posts] == [
-            ['arq-0', 'arq-1', 'arq-2']]
+        assert _tags_per_post(nova_endpoint) == [['arq-0', 'arq-1', 'arq-2']]
         # A stop during a wait sends what was gathered, without waiting
         # the rest of it.
         notifier.notify([_bound_arq(3)])
@@ -113,16 +111,11 @@ def test_events_of_the_wait_share_a_post_and_a_stop_does_not_wait(
     finally:
         notifier.stop()
     assert time.monotonic() - started < 1.5
-    assert [e['tag'] for e in nova_endpoint.posts[-1][2]['events']] == \
-        ['arq-3']
+    assert _tags_per_post(nova_endpoint)[-1] == ['arq-3']
 
 
 def test_without_a_wait_each_lone_bind_is_sent_at_once(nova_endpoint):
-    conf = cyborg_conf.build_conf(
-        overrides={('nova', 'endpoint_override'): nova_endpoint.url,
-                   ('nova', 'auth_type'): 'none',
-                   ('nova', 'events_wait'): 0})
-    notifier = nova.NovaNotifier(conf)
+    notifier = _notifier(nova_endpoint.url, events_wait=0)
     notifier.start()
     try:
         for number in range(3):
@@ -130,6 +123,4 @@ def test_without_a_wait_each_lone_bind_is_sent_at_once(nova_endpoint):
             notifier.drain()
     finally:
         notifier.stop()
-    assert [[e['tag'] for e in body['events']]
-            for _, _, body in nova_endpoint.posts] == [
-        ['arq-0'], ['arq-1'], ['arq-2']]
+    assert _tags_per_post(nova_endpoint) == [['arq-0'], ['arq-1'], ['arq-2']]
