@@ -24,33 +24,13 @@ import json
 
 import webob
 
+from cyborg_lite import storable_text
+
 _DECODED_KEY = 'cyborg_lite.json_body'
 
 
 class UnstorableString(ValueError):
     """A string of the JSON body holds a NUL or an unpaired surrogate."""
-
-
-def unstorable(value):
-    """Why a decoded JSON value holds a string that cannot be stored, or
-    None when it holds none."""
-    pending = [value]
-    while pending:
-        item = pending.pop()
-        if isinstance(item, str):
-            if '\x00' in item:
-                return 'a string holds a NUL character (\\u0000)'
-            try:
-                item.encode('utf-8')
-            except UnicodeEncodeError:
-                return ('a string holds an unpaired surrogate (\\ud800 to '
-                        '\\udfff), which is not a Unicode character')
-        elif isinstance(item, dict):
-            pending.extend(item)
-            pending.extend(item.values())
-        elif isinstance(item, list):
-            pending.extend(item)
-    return None
 
 
 def decode_json(body: bytes):
@@ -60,7 +40,7 @@ def decode_json(body: bytes):
     # utf-8-sig: a leading byte order mark is ignored, as RFC 8259 allows.
     value = json.loads(body.decode('utf-8-sig'))
     if b'\\u' in body:
-        reason = unstorable(value)
+        reason = storable_text.unstorable(value)
         if reason is not None:
             raise UnstorableString(reason)
     return value

@@ -19,6 +19,8 @@ import urllib.parse
 
 import webob
 
+from cyborg_lite import storable_text
+
 from nova_shim.context import RequestContext
 from nova_shim import exception
 
@@ -155,28 +157,6 @@ def request_version(req: webob.Request) -> tuple[int, int]:
     return version
 
 
-def unstorable(value: object) -> str | None:
-    """Why a decoded JSON value holds a string no database stores as
-    text, or None: a NUL (PostgreSQL refuses it) or an unpaired surrogate
-    (not a Unicode character, so not encodable in UTF-8). Keys count."""
-    pending = [value]
-    while pending:
-        item = pending.pop()
-        if isinstance(item, str):
-            if '\x00' in item:
-                return 'a string holds a NUL character (\\u0000)'
-            try:
-                item.encode('utf-8')
-            except UnicodeEncodeError:
-                return 'a string holds an unpaired surrogate'
-        elif isinstance(item, dict):
-            pending.extend(item)
-            pending.extend(item.values())
-        elif isinstance(item, list):
-            pending.extend(item)
-    return None
-
-
 def read_json(req: webob.Request) -> dict:
     """The body, a JSON object in UTF-8 (see the module's docstring)."""
     raw = req.body
@@ -190,7 +170,7 @@ def read_json(req: webob.Request) -> dict:
     if not isinstance(body, dict):
         raise exception.InvalidRequest(reason='the body must be an object')
     # A NUL or a surrogate can only be written as an escape in UTF-8 JSON.
-    reason = unstorable(body) if b'\\u' in raw else None
+    reason = storable_text.unstorable(body) if b'\\u' in raw else None
     if reason is not None:
         raise exception.InvalidRequest(reason=reason)
     return body

@@ -8,6 +8,8 @@ from oslo_serialization import jsonutils
 import webob
 import webob.exc
 
+from cyborg_lite import storable_text
+
 from placement_stub.db import providers
 from placement_stub import errors
 from placement_stub import microversion as mv
@@ -52,35 +54,13 @@ def no_content(status=204, headers=None) -> webob.Response:
     return resp
 
 
-def unstorable(value):
-    """Why a decoded JSON value holds a string no database stores as
-    text, or None: a NUL (PostgreSQL refuses it) or an unpaired surrogate
-    (not a Unicode character, so not encodable in UTF-8). Keys count."""
-    pending = [value]
-    while pending:
-        item = pending.pop()
-        if isinstance(item, str):
-            if '\x00' in item:
-                return 'a string holds a NUL character (\\u0000)'
-            try:
-                item.encode('utf-8')
-            except UnicodeEncodeError:
-                return 'a string holds an unpaired surrogate'
-        elif isinstance(item, dict):
-            pending.extend(item)
-            pending.extend(item.values())
-        elif isinstance(item, list):
-            pending.extend(item)
-    return None
-
-
 def extract_json(req, schema):
     """The request body, parsed and validated against ``schema``.
 
     The body is UTF-8 (decoded strictly, as Placement does). JSON nested
     deeper than the decoder's recursion limit, and strings that no
-    database stores (:func:`unstorable`), are 400s, where Placement
-    fails with a 500.
+    database stores (:func:`cyborg_lite.storable_text.unstorable`), are
+    400s, where Placement fails with a 500.
     """
     if req.content_type != 'application/json':
         raise errors.http(webob.exc.HTTPUnsupportedMediaType,
@@ -93,7 +73,7 @@ def extract_json(req, schema):
     except RecursionError:
         raise errors.bad_request('Malformed JSON: nested too deeply.')
     # A NUL or a surrogate can only be written as an escape in UTF-8 JSON.
-    reason = unstorable(data) if b'\\u' in req.body else None
+    reason = storable_text.unstorable(data) if b'\\u' in req.body else None
     if reason is not None:
         raise errors.bad_request('JSON does not validate: %s.' % reason)
     return validate_data(data, schema)
