@@ -16,15 +16,15 @@ import uuid
 import pytest
 import requests
 
-from cyborg_lite import model
 from cyborg_lite.allinone import hosts as allinone_hosts
 from cyborg_lite.agent import service as agent_service
-from cyborg_lite.agent.drivers import base
-from cyborg_lite.agent.drivers import fake
 from cyborg_lite.conductor import placement_mirror
 from cyborg_lite.conductor import reports as reports_lib
 from tests.fixtures import cyborg_api
+from tests.fixtures import driver_devices
 from tests.fixtures import real_placement
+
+fpga = driver_devices.fpga
 
 pytestmark = pytest.mark.skipif(not real_placement.available(),
                                 reason='openstack-placement is not installed')
@@ -65,21 +65,6 @@ class Reader:
             tree[rp['name']] = {'uuid': rp['uuid'], 'inventories': invs,
                                 'traits': sorted(traits)}
         return tree
-
-
-def fpga(host, address='0000:5e:00.0', handles=2, rc='FPGA',
-         traits=('CUSTOM_FPGA_TEST',)):
-    return model.DriverDevice(
-        type='FPGA', vendor='0x8086', model='test',
-        controlpath_type='PCI',
-        controlpath_info=model.canonical_json(
-            model.pci_address_info(address)),
-        deployables=(model.DriverDeployable(
-            name='%s_%s' % (host, address), num_accelerators=handles,
-            driver_name='fake', attributes=base.attributes(rc, list(traits)),
-            attach_handles=tuple(
-                base.pci_handle(a)
-                for a in fake.handle_addresses(address, handles))),))
 
 
 def _inventory(tree, name, rc):

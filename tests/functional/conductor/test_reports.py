@@ -11,15 +11,15 @@ import uuid
 import pytest
 import requests
 
-from cyborg_lite import model
 from cyborg_lite.allinone import hosts as allinone_hosts
-from cyborg_lite.agent.drivers import base
-from cyborg_lite.agent.drivers import fake
 from cyborg_lite.conductor import placement_mirror
 from cyborg_lite.conductor import reports
 from cyborg_lite.db import reports as db_reports
 from tests.fixtures import cyborg_api
 from tests.fixtures import databases
+from tests.fixtures import driver_devices
+
+fpga = driver_devices.fpga
 
 rp_uuid_of = placement_mirror.rp_uuid_of
 
@@ -74,21 +74,6 @@ def host(stack):
     name = 'rhost-%s.test' % uuid.uuid4().hex[:8]
     allinone_hosts.register_compute_nodes(stack.aio.conf, [name])
     return name
-
-
-def fpga(host, address='0000:5e:00.0', handles=2, rc='FPGA',
-         traits=('CUSTOM_FPGA_TEST',)):
-    return model.DriverDevice(
-        type='FPGA', vendor='0x8086', model='test',
-        controlpath_type='PCI',
-        controlpath_info=model.canonical_json(
-            model.pci_address_info(address)),
-        deployables=(model.DriverDeployable(
-            name='%s_%s' % (host, address), num_accelerators=handles,
-            driver_name='fake', attributes=base.attributes(rc, list(traits)),
-            attach_handles=tuple(
-                base.pci_handle(a)
-                for a in fake.handle_addresses(address, handles))),))
 
 
 def report(service, host, devices):
