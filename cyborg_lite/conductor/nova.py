@@ -9,10 +9,13 @@ those that queued up while the thread was sending, go together in one
 POST (at most ``[nova] events_per_request``), as Nova takes events of
 several servers in one request: under load the conductor makes a
 fraction of the calls, and spends a fraction of the CPU on them, that
-one POST per bind would. A connection error or 5xx
-is retried
-``[nova] event_retries`` times with back-off. The notifier is off when
-``[nova]`` names neither an ``endpoint_override`` nor an ``auth_type``.
+one POST per bind would. A connection error or 5xx is retried ``[nova]
+event_retries`` times with back-off; a stop sends what is queued once
+more and skips the back-off, so that a conductor stops at once while
+Nova is away (its events are then lost, as Nova's wait for them ends
+at ``arq_binding_timeout``, or sooner where Nova finds the ARQs
+resolved). The notifier is off when ``[nova]`` names neither an
+``endpoint_override`` nor an ``auth_type``.
 """
 
 import collections
@@ -61,6 +64,10 @@ class NovaNotifier:
                             conf.nova.auth_type)
         self._queue = queue.Queue()
         self._thread = None
+        # Set by stop(): what is queued is sent once more, without the
+        # back-off of further retries, so that a stop never waits on a
+        # Nova that is away.
+        self._stopping = threading.Event()
         # (events, status) of the latest POSTs, for tests and debugging;
         # bounded, as a conductor sends events for as long as it runs.
         self.sent = collections.deque(maxlen=SENT_KEPT)
@@ -69,12 +76,14 @@ class NovaNotifier:
 
     def start(self):
         if self.enabled and self._thread is None:
+            self._stopping.clear()
             self._thread = threading.Thread(target=self._run, daemon=True,
                                             name='nova-notifier')
             self._thread.start()
 
     def stop(self):
         if self._thread is not None:
+            self._stopping.set()
             self._queue.put(None)
             self._thread.join(timeout=10)
             self._thread = None
@@ -135,7 +144,12 @@ class NovaNotifier:
                 return
             LOG.warning('Nova did not take %d event(s) (%s); attempt %d',
                         len(events), status or resp, attempt + 1)
-            time.sleep(delay * (2 ** attempt))
+            if attempt == self._conf.nova.event_retries:
+                break
+            if self._stopping.wait(delay * (2 ** attempt)):
+                LOG.warning('Stopping: %d event(s) for Nova not sent',
+                            len(events))
+                return
         LOG.error('Giving up on %d event(s) for Nova', len(events))
 
 

@@ -7,6 +7,7 @@ import pytest
 from cyborg_lite import conf as cyborg_conf
 from cyborg_lite.conductor import nova
 from tests.fixtures import nova_events
+from tests.fixtures import processes
 
 
 @pytest.fixture
@@ -124,3 +125,21 @@ def test_without_a_wait_each_lone_bind_is_sent_at_once(nova_endpoint):
     finally:
         notifier.stop()
     assert _tags_per_post(nova_endpoint) == [['arq-0'], ['arq-1'], ['arq-2']]
+
+
+def test_a_stop_skips_the_back_off_while_nova_is_away():
+    # Nothing listens on the port: every POST fails to connect.
+    notifier = _notifier('http://127.0.0.1:%d' % processes.free_port(),
+                         events_wait=0, event_retries=3,
+                         event_retry_delay=2.0)
+    notifier.start()
+    notifier.notify([_bound_arq(1)])
+    deadline = time.monotonic() + 10
+    while not notifier.sent and time.monotonic() < deadline:
+        time.sleep(0.01)
+    assert [status for _, status in notifier.sent] == [None]
+    # Now in its first back-off (2 s, then 4 and 8): a stop ends it.
+    started = time.monotonic()
+    notifier.stop()
+    assert time.monotonic() - started < 1.5
+    assert len(notifier.sent) == 1

@@ -686,12 +686,12 @@ def test_every_process_stops_on_sigterm(deployment):
     """README: "Stop every service with SIGTERM; each finishes what it is
     doing and exits"."""
     took = deployment.stop_with_sigterm(STOP_WITHIN)
-    assert len(took) == 6, took
-    slow = {name: t for name, t in took.items() if t is None}
-    assert not slow, 'not gone within %ss: %s (%s)' % (STOP_WITHIN, slow,
-                                                        took)
     # The one log file that README's cyborg-lite.conf names, shared by
     # the API workers, the conductors and the agent.
     with open(deployment.log_file) as f:
         logged = f.read()
+    assert len(took) == 6, took
+    slow = {name: t for name, t in took.items() if t is None}
+    assert not slow, 'not gone within %ss: %s (%s); the log ends:\n%s' % (
+        STOP_WITHIN, slow, took, '\n'.join(logged.splitlines()[-40:]))
     assert ' ERROR ' not in logged and 'Traceback' not in logged, logged
