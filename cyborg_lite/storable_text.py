@@ -9,9 +9,13 @@ database.
 """
 
 
-def unstorable(value) -> str | None:
+def unstorable(value, raw: bytes | None = None) -> str | None:
     """Why the decoded JSON ``value`` holds a string that cannot be
-    stored as text, or None when it holds none. Keys count."""
+    stored as text, or None when it holds none. Keys count. ``raw``, the
+    UTF-8 JSON that ``value`` was decoded from, spares the search when it
+    holds no ``\\u`` escape, the only way to write either."""
+    if raw is not None and b'\\u' not in raw:
+        return None
     pending = [value]
     while pending:
         item = pending.pop()

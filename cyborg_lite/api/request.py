@@ -39,10 +39,9 @@ def decode_json(body: bytes):
     ``RecursionError`` if it is nested too deeply."""
     # utf-8-sig: a leading byte order mark is ignored, as RFC 8259 allows.
     value = json.loads(body.decode('utf-8-sig'))
-    if b'\\u' in body:
-        reason = storable_text.unstorable(value)
-        if reason is not None:
-            raise UnstorableString(reason)
+    reason = storable_text.unstorable(value, body)
+    if reason is not None:
+        raise UnstorableString(reason)
     return value
 
 

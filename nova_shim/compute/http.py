@@ -169,8 +169,7 @@ def read_json(req: webob.Request) -> dict:
             reason='malformed JSON: nested too deeply') from exc
     if not isinstance(body, dict):
         raise exception.InvalidRequest(reason='the body must be an object')
-    # A NUL or a surrogate can only be written as an escape in UTF-8 JSON.
-    reason = storable_text.unstorable(body) if b'\\u' in raw else None
+    reason = storable_text.unstorable(body, raw)
     if reason is not None:
         raise exception.InvalidRequest(reason=reason)
     return body

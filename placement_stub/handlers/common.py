@@ -72,8 +72,7 @@ def extract_json(req, schema):
         raise errors.bad_request('Malformed JSON: %s' % exc)
     except RecursionError:
         raise errors.bad_request('Malformed JSON: nested too deeply.')
-    # A NUL or a surrogate can only be written as an escape in UTF-8 JSON.
-    reason = storable_text.unstorable(data) if b'\\u' in req.body else None
+    reason = storable_text.unstorable(data, req.body)
     if reason is not None:
         raise errors.bad_request('JSON does not validate: %s.' % reason)
     return validate_data(data, schema)
