@@ -2,6 +2,8 @@
 
     python -m benchmarks [--topology allinone|multiprocess|production]
                          [--http-server builtin|cheroot|wsgiref]
+                         [--api-server gunicorn|uwsgi|waitress]
+                         [--api-workers 2]
                          [--conductors 1] [--concurrency 1,8,32]
                          [--duration 10] [--live-arqs 10000]
 
@@ -132,9 +134,11 @@ def _system(args):
             % args.http_server)
     from benchmarks import topology
     worker = args.gunicorn_worker.rsplit('.', 1)[-1]
-    api = 'gunicorn API (2 workers, %s)' % worker
+    api = 'gunicorn API (%d worker(s), %s)' % (args.api_workers, worker)
     if args.api_server == 'waitress':
         api = 'cyborg-lite-api (waitress, one process)'
+    elif args.api_server == 'uwsgi':
+        api = 'uWSGI API (%d process(es) of 8 threads)' % args.api_workers
 
     if args.topology == 'production':
         handles = args.handles or 16
@@ -142,6 +146,7 @@ def _system(args):
             conductors=args.conductors, handles=handles,
             rpc_batch_size=args.rpc_batch_size,
             worker_class=args.gunicorn_worker, api_server=args.api_server,
+            gunicorn_workers=args.api_workers,
             events_per_request=args.nova_events_per_request,
             events_wait=args.nova_events_wait),
             'production mode as deployed: %s, '
@@ -154,6 +159,7 @@ def _system(args):
                               handles=handles,
                               rpc_batch_size=args.rpc_batch_size,
                               worker_class=args.gunicorn_worker,
+                              gunicorn_workers=args.api_workers,
                               api_server=args.api_server),
             '%s, %d conductor(s), RabbitMQ, '
             'PostgreSQL with fsync, synchronous_commit and '
@@ -206,6 +212,9 @@ def parse_args(argv):
                         default=gunicorn_worker.WORKER_CLASS,
                         help="the API's gunicorn worker class "
                              "(multiprocess topology), e.g. gthread")
+    parser.add_argument('--api-workers', type=int, default=2,
+                        help="the API's worker processes (gunicorn or "
+                             "uWSGI)")
     parser.add_argument('--nova-events-per-request', type=int,
                         help="the conductors' [nova] events_per_request "
                              "(production topology; 1: one POST per ARQ)")
@@ -213,10 +222,11 @@ def parse_args(argv):
                         help="the conductors' [nova] events_wait "
                              "(production topology; 0: no wait)")
     parser.add_argument('--api-server', default='gunicorn',
-                        choices=['gunicorn', 'waitress'],
+                        choices=['gunicorn', 'uwsgi', 'waitress'],
                         help="the API's server in the multiprocess and "
                              "production topologies: gunicorn "
-                             "(--gunicorn-worker) or cyborg-lite-api "
+                             "(--gunicorn-worker), uWSGI (pyuwsgi, "
+                             "--http11-socket) or cyborg-lite-api "
                              "(waitress, one process)")
     parser.add_argument('--http-server', default='builtin',
                         choices=['builtin', 'cheroot', 'wsgiref'],

@@ -2,9 +2,11 @@
 
 Separate processes, configured by files only: ``cyborg-lite-api`` under
 gunicorn (2 workers of 8 threads each, cyborg-lite's worker class by
-default), one or two ``cyborg-lite-conductor``, one ``cyborg-lite-agent``
-with the fake driver, and RabbitMQ (from ``tools/test-setup.sh``, started
-here when the environment does not name it). Two set-ups:
+default; ``--api-workers`` sets how many, and ``--api-server`` serves
+the API with uWSGI or the built-in server instead, for comparison), one
+or two ``cyborg-lite-conductor``, one ``cyborg-lite-agent`` with the fake
+driver, and RabbitMQ (from ``tools/test-setup.sh``, started here when
+the environment does not name it). Two set-ups:
 
 * :class:`Topology` (``--topology multiprocess``), the faster one: the
   test set-up's PostgreSQL, which runs with fsync, synchronous_commit
@@ -84,9 +86,12 @@ class Topology:
                  worker_class=gunicorn_worker.WORKER_CLASS,
                  api_server='gunicorn'):
         """``api_server``: ``gunicorn`` (``gunicorn_workers`` processes
-        of ``worker_class``) or ``waitress`` (``cyborg-lite-api``, the
-        built-in server: one process, which has no process manager of
-        its own)."""
+        of ``worker_class``), ``uwsgi`` (pyuwsgi's ``uwsgi``:
+        ``gunicorn_workers`` processes of ``gunicorn_threads`` threads
+        on an HTTP/1.1 socket, for comparison: its C parser against
+        gunicorn's) or ``waitress`` (``cyborg-lite-api``, the built-in
+        server: one process, which has no process manager of its
+        own)."""
         self.tmp = tempfile.mkdtemp(prefix='cyborg-lite-bench-')
         self.api_server = api_server
         self.conductors = conductors
@@ -158,6 +163,16 @@ class Topology:
                                           {'api': {'host_ip': '127.0.0.1',
                                                    'port': port}})])
             return
+        if self.api_server == 'uwsgi':
+            self.api = self.group.start('api', processes.script('uwsgi') + [
+                '--http11-socket', '127.0.0.1:%d' % port,
+                '--processes', str(self.workers),
+                '--threads', str(self.threads),
+                '--module', 'cyborg_lite.api.wsgi:application',
+                '--master', '--lazy-apps', '--need-app', '--die-on-term',
+                '--thunder-lock', '--disable-logging'],
+                env={'CYBORG_LITE_CONFIG_FILES': api_conf})
+            return
         self.api = self.group.start('api', processes.script('gunicorn') + [
             '--workers', str(self.workers), '--threads', str(self.threads),
             '--worker-class', self.worker_class,
@@ -189,7 +204,7 @@ class Topology:
         pids = {'conductor-%d' % n: p.pid for n, p in
                 enumerate(self.servers)}
         workers = psutil.Process(self.api.pid).children() \
-            if self.api_server == 'gunicorn' else [self.api]
+            if self.api_server in ('gunicorn', 'uwsgi') else [self.api]
         for n, worker in enumerate(workers):
             pids['api-worker-%d' % n] = worker.pid
         pids['agent'] = self.agent.pid
