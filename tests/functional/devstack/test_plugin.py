@@ -52,6 +52,15 @@ def test_install(tmp_path):
     assert ['pip_install', 'gunicorn'] in log
 
 
+def test_settings_require_no_plugin_the_job_cannot_have(tmp_path):
+    # Zuul's write-devstack-local-conf looks up every plugin that a
+    # plugin_requires names among the job's plugins: naming one of
+    # devstack's own services (placement) would fail the job.
+    log, _ = run(tmp_path, [])
+    assert ['define_plugin', 'cyborg-lite'] in log
+    assert not [c for c in log if c[0] == 'plugin_requires']
+
+
 def test_post_config_writes_the_config(tmp_path):
     _, conf_dir = run(tmp_path, PHASES[:2])
     conf = read_conf(conf_dir)
