@@ -12,6 +12,34 @@ warnings.filterwarnings('ignore', module='oslo_service')
 for _name in ('kombu', 'oslo.messaging._drivers.impl_rabbit'):
     logging.getLogger(_name).setLevel(logging.ERROR)
 
+
+
+@pytest.fixture(autouse=True)
+def _root_logger_left_as_found():
+    """A command run in-process (oslo.log's setup, logging.basicConfig)
+    gives the root logger handlers that write to this test's captured
+    stderr. Left in place, they make every later log record of any
+    thread print '--- Logging error ---' once the capture has closed, so
+    each test leaves the root logger's own handlers and level as it found
+    them (pytest's capturing handlers are pytest's to add and remove)."""
+    root = logging.getLogger()
+    level = root.level
+    before = [h for h in root.handlers if not _is_pytests(h)]
+    yield
+    for handler in root.handlers[:]:
+        if not _is_pytests(handler) and handler not in before:
+            root.removeHandler(handler)
+            handler.close()
+    for handler in before:
+        if handler not in root.handlers:
+            root.addHandler(handler)
+    root.setLevel(level)
+
+
+def _is_pytests(handler):
+    return type(handler).__module__.startswith('_pytest')
+
+
 # PostgreSQL through psycopg 3 (the driver tools/test-setup.sh names, and
 # the one the docs recommend) and through psycopg2, which operators'
 # postgresql:// URLs still pick.
