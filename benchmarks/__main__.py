@@ -146,7 +146,7 @@ def _system(args):
             conductors=args.conductors, handles=handles,
             rpc_batch_size=args.rpc_batch_size,
             worker_class=args.gunicorn_worker, api_server=args.api_server,
-            gunicorn_workers=args.api_workers,
+            api_workers=args.api_workers,
             events_per_request=args.nova_events_per_request,
             events_wait=args.nova_events_wait),
             'production mode as deployed: %s, '
@@ -159,7 +159,7 @@ def _system(args):
                               handles=handles,
                               rpc_batch_size=args.rpc_batch_size,
                               worker_class=args.gunicorn_worker,
-                              gunicorn_workers=args.api_workers,
+                              api_workers=args.api_workers,
                               api_server=args.api_server),
             '%s, %d conductor(s), RabbitMQ, '
             'PostgreSQL with fsync, synchronous_commit and '

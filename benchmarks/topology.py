@@ -80,24 +80,23 @@ def ensure_durable_pg():
 
 
 class Topology:
-    def __init__(self, conductors=1, handles=512, gunicorn_workers=2,
-                 gunicorn_threads=8,
+    def __init__(self, conductors=1, handles=512, api_workers=2, api_threads=8,
                  rpc_batch_size=api_conf.default('rpc_batch_size'),
                  worker_class=gunicorn_worker.WORKER_CLASS,
                  api_server='gunicorn'):
-        """``api_server``: ``gunicorn`` (``gunicorn_workers`` processes
-        of ``worker_class``), ``uwsgi`` (pyuwsgi's ``uwsgi``:
-        ``gunicorn_workers`` processes of ``gunicorn_threads`` threads
-        on an HTTP/1.1 socket, for comparison: its C parser against
-        gunicorn's) or ``waitress`` (``cyborg-lite-api``, the built-in
+        """``api_server``: ``gunicorn`` (``api_workers`` processes of
+        ``api_threads`` threads, ``worker_class``), ``uwsgi`` (pyuwsgi's
+        ``uwsgi``: as many processes and threads on an HTTP/1.1
+        socket, for comparison: its C parser against gunicorn's) or
+        ``waitress`` (``cyborg-lite-api``, the built-in
         server: one process, which has no process manager of its
         own)."""
         self.tmp = tempfile.mkdtemp(prefix='cyborg-lite-bench-')
         self.api_server = api_server
         self.conductors = conductors
         self.handles = handles
-        self.workers = gunicorn_workers
-        self.threads = gunicorn_threads
+        self.workers = api_workers
+        self.threads = api_threads
         self.worker_class = worker_class
         self.rpc_batch_size = rpc_batch_size
         self.group = processes.ProcessGroup(self.tmp)

@@ -13,7 +13,6 @@ for _name in ('kombu', 'oslo.messaging._drivers.impl_rabbit'):
     logging.getLogger(_name).setLevel(logging.ERROR)
 
 
-
 @pytest.fixture(autouse=True)
 def _root_logger_left_as_found():
     """A command run in-process (oslo.log's setup, logging.basicConfig)
