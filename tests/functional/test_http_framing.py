@@ -3,7 +3,10 @@ runs, over real sockets.
 
 * ``api``: ``cyborg-lite-api`` (the built-in server) on the real API;
 * ``api-gunicorn``: the real API under gunicorn with cyborg-lite's
-  worker, as production runs it;
+  worker, as production runs it (with gunicorn_h1c, gunicorn's C
+  parser, which gunicorn uses when it is installed);
+* ``api-gunicorn-python-parser``: the same with gunicorn's Python
+  parser (``--http-parser python``; gunicorn without gunicorn_h1c);
 * ``placement``: ``placement-stub-api`` on the real stub;
 * ``compute``: nova_shim's compute API server.
 
@@ -91,9 +94,10 @@ def _serve(kind, tmp):
                                ['--config-file', conf])
             url = proc.wait_for_line(r'listening on (http://\S+)').group(1)
         else:
+            parser = 'python' if kind.endswith('python-parser') else 'fast'
             proc = group.start('api-gunicorn', processes.script('gunicorn') + [
                 '--worker-class', gunicorn_worker.WORKER_CLASS,
-                '--workers', '1', '--threads', '4',
+                '--workers', '1', '--threads', '4', '--http-parser', parser,
                 '--bind', '127.0.0.1:0', 'cyborg_lite.api.wsgi:application'],
                 env={'CYBORG_LITE_CONFIG_FILES': conf})
             url = proc.wait_for_line(r'Listening at: (http://\S+)').group(1)
@@ -106,7 +110,8 @@ def _serve(kind, tmp):
 
 
 @pytest.fixture(scope='module',
-                params=['api', 'api-gunicorn', 'placement', 'compute'])
+                params=['api', 'api-gunicorn', 'api-gunicorn-python-parser',
+                        'placement', 'compute'])
 def target(request, tmp_path_factory):
     with _serve(request.param, str(tmp_path_factory.mktemp('framing'))) as t:
         yield t
