@@ -7,24 +7,11 @@ all-in-one and the tests use ``cyborg-local://`` (see
 """
 
 import oslo_messaging
-from oslo_messaging._drivers import amqpdriver
 from oslo_messaging import opts as messaging_opts
 
 from cyborg_lite import context
 
 ALLOWED_EXMODS = ['cyborg_lite.exception']
-
-# After every message, oslo.messaging's AMQP consumers (the RPC server's
-# listener and the client's reply waiter) poll their connection with a
-# 1 ms timeout, doubling on each empty poll, so that acknowledgements
-# queued by worker threads leave promptly. Each empty poll costs about
-# 0.1 ms of CPU, and between the messages of an ARQ lifecycle they add up
-# to a fifth of the RPC cost. A message arriving ends any poll at once;
-# only deferred acknowledgements wait for the floor below, which matters
-# only when the broker holds deliveries back for them (a QoS prefetch
-# count), so the floor is raised only when that count is 0 (unlimited,
-# the default).
-ACK_POLL_FLOOR = 0.25
 
 RABBIT_GROUP = 'oslo_messaging_rabbit'
 # cyborg-lite's defaults for oslo.messaging's RabbitMQ options. A broker
@@ -47,15 +34,8 @@ def set_defaults(conf):
         conf.set_default(name, value, group=RABBIT_GROUP)
 
 
-def _raise_ack_poll_floor(conf):
-    if conf.oslo_messaging_rabbit.rabbit_qos_prefetch_count == 0:
-        amqpdriver.ACK_REQUEUE_EVERY_SECONDS_MIN = max(
-            amqpdriver.ACK_REQUEUE_EVERY_SECONDS_MIN, ACK_POLL_FLOOR)
-
-
 def get_transport(conf):
     set_defaults(conf)
-    _raise_ack_poll_floor(conf)
     return oslo_messaging.get_rpc_transport(
         conf, allowed_remote_exmods=ALLOWED_EXMODS)
 
