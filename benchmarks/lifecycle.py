@@ -42,16 +42,15 @@ class Response:
 
 
 class Client:
-    """One keep-alive connection to the API, as Nova keeps one per
-    client.
+    """One kept-alive connection to the API.
 
     It is ``http.client`` with the service's headers, JSON bodies and a
     reconnection when the server has closed the connection. It is the
     load generator, on the same two cores as the services it measures:
-    requests' ``Session`` spent 0.5 to 0.6 ms of CPU per request on
-    preparing, merging settings and wrapping the answer, this 0.2 to
-    0.25 ms (doc/performance.rst); the bytes on the wire are the same
-    requests.
+    at 8 clients requests' ``Session`` (preparing each request, merging
+    settings, wrapping the answer) spent 2.7 to 3.8 ms of CPU per
+    lifecycle, this 1.0 to 1.5 ms (doc/performance.rst); the requests
+    on the wire are the same.
     """
 
     def __init__(self, base_url):
@@ -80,8 +79,9 @@ class Client:
                 break
             except (http.client.RemoteDisconnected, BrokenPipeError,
                     ConnectionResetError):
-                # The server closed a kept-alive connection (its idle
-                # timeout, a restarted worker): once more on a new one.
+                # The server closed a kept-alive connection without
+                # answering (its idle timeout, a restarted worker): once
+                # more on a new one.
                 self.conn.close()
                 if attempt == 2:
                     raise
