@@ -52,6 +52,7 @@ gthread for that).
 """
 
 import errno
+import html
 import io
 import os
 import select
@@ -95,6 +96,29 @@ def write_error_envelope(sock, status_int, reason, mesg):
             'Content-Type: application/json\r\nContent-Length: %d\r\n\r\n'
             % (status_int, reason, len(body)))
     util.write_nonblock(sock, head.encode('latin-1') + body)
+
+
+class _ErrorAnswerSocket:
+    """The client's socket as gunicorn's ``Worker.handle_error`` sees it:
+    the error page it writes (``util.write_error``: a status line and an
+    HTML page holding the message) is sent as the API's error envelope
+    instead; everything else goes to the socket."""
+
+    def __init__(self, sock):
+        self._sock = sock
+
+    def __getattr__(self, name):
+        return getattr(self._sock, name)
+
+    def sendall(self, data):
+        head, _, page = data.partition(b'\r\n\r\n')
+        _, status, reason = head.split(b'\r\n', 1)[0].decode(
+            'latin-1').split(' ', 2)
+        # The message is the page's text after its heading.
+        message = page.decode('latin-1').partition('</h1>')[2]
+        message = html.unescape(message.replace('</body>', '').replace(
+            '</html>', '')).strip()
+        write_error_envelope(self._sock, int(status), reason, message)
 
 
 class Refused(Exception):
@@ -197,11 +221,12 @@ class ConnectionThreadWorker(base.Worker):
         self._lock = threading.Lock()
         self._connections = set()
         self._stopped_at = None
-        # The worker's error handling (base.Worker.handle_error) writes
-        # its answer through util.write_error; in this process, which
-        # serves only the API, that answer is the API's envelope.
-        util.write_error = write_error_envelope
         super().init_process()
+
+    def handle_error(self, req, client, addr, exc):
+        """gunicorn's answer to a request it could not serve (its
+        status, reason and message, its logs), in the API's envelope."""
+        super().handle_error(req, _ErrorAnswerSocket(client), addr, exc)
 
     # The accept loop (main thread).
 
