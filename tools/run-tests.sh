@@ -8,53 +8,68 @@ cd "$(dirname "$0")/.."
 
 tools/install.sh test-requirements.txt
 
+# The peers' own venvs are independent of each other: they install at
+# once (most of an install is waiting on downloads), each with its log in
+# .venv-logs/, while the throwaway servers start.
+PY=${PYTHON:-python3}
+mkdir -p .venv-logs
+
 # python-openstackclient 10.3.1, the last release that loads
 # python-cyborgclient's "openstack accelerator" plugin, in its own venv.
-if [ ! -x .venv-legacy-osc/bin/openstack ]; then
-    "${PYTHON:-python3}" -m venv .venv-legacy-osc
-    .venv-legacy-osc/bin/pip install -q 'python-openstackclient==10.3.1' \
-        'python-cyborgclient==3.0.0'
-fi
-export CYBORG_LITE_TEST_LEGACY_OSC=$PWD/.venv-legacy-osc/bin/openstack
+install_legacy_osc() {
+    [ -x .venv-legacy-osc/bin/openstack ] && return 0
+    "$PY" -m venv .venv-legacy-osc &&
+        .venv-legacy-osc/bin/pip install -q 'python-openstackclient==10.3.1' \
+            'python-cyborgclient==3.0.0'
+}
 
-# A real Keystone for tests/functional/auth (keystone mode), in its own
-# venv. Optional: when the install fails those tests are skipped.
-if [ ! -x .venv-keystone/bin/keystone-manage ]; then
-    if ! { "${PYTHON:-python3}" -m venv .venv-keystone &&
-           .venv-keystone/bin/pip install -q 'keystone==30.0.0' \
-               -c constraints.txt; }; then
-        echo "Keystone did not install; its auth tests will be skipped" >&2
-        rm -rf .venv-keystone
-    fi
-fi
+# A real Keystone for tests/functional/auth (keystone mode). Optional:
+# when the install fails those tests are skipped.
+install_keystone() {
+    [ -x .venv-keystone/bin/keystone-manage ] && return 0
+    "$PY" -m venv .venv-keystone &&
+        .venv-keystone/bin/pip install -q 'keystone==30.0.0' -c constraints.txt
+}
 
 # Nova 34 (its report client and scheduler utils, driven against
-# placement_stub by tests/functional/placement_clients), in its own venv.
-# Optional: when the install fails those tests are skipped.
-if [ ! -x .venv-nova/bin/python ] ||
-        ! .venv-nova/bin/python -c 'import nova' 2>/dev/null; then
-    if ! { "${PYTHON:-python3}" -m venv .venv-nova &&
-           .venv-nova/bin/pip install -q 'nova==34.0.0' -c constraints.txt; }
-    then
-        echo "Nova did not install; its Placement tests will be skipped" >&2
-        rm -rf .venv-nova
-    fi
-fi
+# placement_stub by tests/functional/placement_clients). Optional.
+install_nova() {
+    [ -x .venv-nova/bin/python ] &&
+        .venv-nova/bin/python -c 'import nova' 2>/dev/null && return 0
+    "$PY" -m venv .venv-nova &&
+        .venv-nova/bin/pip install -q 'nova==34.0.0' -c constraints.txt
+}
 
-# Tempest and cyborg-tempest-plugin for tests/functional/tempest (upstream's
-# API tests against the live API), in their own venv. Optional like
-# Keystone: when the install fails those tests are skipped.
-if [ ! -x .venv-tempest/bin/tempest ]; then
-    if ! { "${PYTHON:-python3}" -m venv .venv-tempest &&
-           .venv-tempest/bin/pip install -q 'tempest==47.0.0' \
-               'cyborg-tempest-plugin==2.8.0'; }; then
-        echo "tempest did not install; upstream's API tests will be skipped" >&2
-        rm -rf .venv-tempest
-    fi
-fi
+# Tempest and cyborg-tempest-plugin for tests/functional/tempest
+# (upstream's API tests against the live API). Optional.
+install_tempest() {
+    [ -x .venv-tempest/bin/tempest ] && return 0
+    "$PY" -m venv .venv-tempest &&
+        .venv-tempest/bin/pip install -q 'tempest==47.0.0' \
+            'cyborg-tempest-plugin==2.8.0'
+}
+
+declare -A installs=()
+for peer in legacy_osc keystone nova tempest; do
+    install_$peer > ".venv-logs/$peer.log" 2>&1 &
+    installs[$peer]=$!
+done
 
 eval "$(tools/test-setup.sh start)"
 trap 'tools/test-setup.sh stop' EXIT
+
+for peer in legacy_osc keystone nova tempest; do
+    if ! wait "${installs[$peer]}"; then
+        cat ".venv-logs/$peer.log" >&2
+        if [ "$peer" = legacy_osc ]; then
+            echo "python-openstackclient 10.3.1 did not install" >&2
+            exit 1
+        fi
+        echo "$peer did not install; its tests will be skipped" >&2
+        rm -rf ".venv-${peer//_/-}"
+    fi
+done
+export CYBORG_LITE_TEST_LEGACY_OSC=$PWD/.venv-legacy-osc/bin/openstack
 
 .venv/bin/python -m pytest -p no:cacheprovider -q -c tox.ini \
     "${@:-tests}"
