@@ -5,7 +5,6 @@ bounds the requests run at once, idle connections close after
 
 import contextlib
 import http.client
-import json
 import os
 import signal
 import socket
@@ -19,6 +18,7 @@ import pytest
 
 from cyborg_lite.api import gunicorn_worker
 from tests.fixtures import processes
+from tests.fixtures import raw_http
 
 REPO = os.path.dirname(os.path.dirname(os.path.dirname(
     os.path.abspath(__file__))))
@@ -124,13 +124,8 @@ def _refused(host, port, raw):
         answer = b''
         while chunk := sock.recv(65536):
             answer += chunk
-    head, _, body = answer.partition(b'\r\n\r\n')
-    lines = head.decode('latin-1').split('\r\n')
-    headers = dict(line.split(': ', 1) for line in lines[1:])
-    assert headers['Content-Type'] == 'application/json'
-    assert int(headers['Content-Length']) == len(body)
-    fault = json.loads(json.loads(body)['error_message'])
-    return int(lines[0].split()[1]), fault
+    resp = raw_http.parse(answer)
+    return resp.status, resp.fault()
 
 
 def test_requests_gunicorn_refuses_get_the_error_envelope():

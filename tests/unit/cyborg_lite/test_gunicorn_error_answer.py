@@ -2,13 +2,13 @@
 reason and message that gunicorn's ``Worker.handle_error`` chose, in the
 API's JSON envelope, whatever the message holds."""
 
-import json
 import socket
 
 import pytest
 from gunicorn import util
 
 from cyborg_lite.api import gunicorn_worker
+from tests.fixtures import raw_http
 
 
 def _answer(status, reason, message):
@@ -22,12 +22,7 @@ def _answer(status, reason, message):
         data = b''
         while chunk := theirs.recv(65536):
             data += chunk
-    head, _, body = data.partition(b'\r\n\r\n')
-    lines = head.decode('latin-1').split('\r\n')
-    headers = dict(line.split(': ', 1) for line in lines[1:])
-    assert headers['Content-Type'] == 'application/json'
-    assert int(headers['Content-Length']) == len(body)
-    return lines[0], json.loads(json.loads(body)['error_message'])
+    return raw_http.parse(data)
 
 
 @pytest.mark.parametrize('message', [
@@ -36,14 +31,14 @@ def _answer(status, reason, message):
     'two\nlines',
 ])
 def test_message_status_and_reason_survive(message):
-    status_line, fault = _answer(400, 'Bad Request', message)
-    assert status_line == 'HTTP/1.1 400 Bad Request'
-    assert fault == {'faultcode': 'Client', 'faultstring': message,
-                     'debuginfo': None}
+    resp = _answer(400, 'Bad Request', message)
+    assert (resp.status, resp.reason) == (400, 'Bad Request')
+    assert resp.fault() == {'faultcode': 'Client', 'faultstring': message,
+                            'debuginfo': None}
 
 
 def test_server_error_without_message_names_its_reason():
-    status_line, fault = _answer(500, 'Internal Server Error', '')
-    assert status_line == 'HTTP/1.1 500 Internal Server Error'
-    assert fault['faultcode'] == 'Server'
-    assert fault['faultstring'] == 'Internal Server Error'
+    resp = _answer(500, 'Internal Server Error', '')
+    assert (resp.status, resp.reason) == (500, 'Internal Server Error')
+    assert resp.fault()['faultcode'] == 'Server'
+    assert resp.fault()['faultstring'] == 'Internal Server Error'
