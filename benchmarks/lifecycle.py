@@ -24,13 +24,12 @@ STEPS = ('create', 'bind', 'resolve', 'delete')
 
 
 class Response:
-    """What a request answered: status, headers and body."""
+    """What a request answered: its status and body."""
 
-    def __init__(self, method, url, status_code, headers, body):
+    def __init__(self, method, url, status_code, body):
         self.method = method
         self.url = url
         self.status_code = status_code
-        self.headers = headers
         self.body = body
 
     @property
@@ -87,7 +86,7 @@ class Client:
                     raise
         if resp.will_close:
             self.conn.close()
-        return Response(method, url, resp.status, resp.headers, data)
+        return Response(method, url, resp.status, data)
 
 
 def percentile(values, pct):

@@ -49,8 +49,9 @@ install_tempest() {
             'cyborg-tempest-plugin==2.8.0'
 }
 
+PEERS=(legacy_osc keystone nova tempest)
 declare -A installs=()
-for peer in legacy_osc keystone nova tempest; do
+for peer in "${PEERS[@]}"; do
     install_$peer > ".venv-logs/$peer.log" 2>&1 &
     installs[$peer]=$!
 done
@@ -58,7 +59,7 @@ done
 eval "$(tools/test-setup.sh start)"
 trap 'tools/test-setup.sh stop' EXIT
 
-for peer in legacy_osc keystone nova tempest; do
+for peer in "${PEERS[@]}"; do
     if ! wait "${installs[$peer]}"; then
         cat ".venv-logs/$peer.log" >&2
         if [ "$peer" = legacy_osc ]; then
