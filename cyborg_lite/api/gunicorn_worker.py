@@ -114,10 +114,10 @@ class _ErrorAnswerSocket:
         head, _, page = data.partition(b'\r\n\r\n')
         _, status, reason = head.split(b'\r\n', 1)[0].decode(
             'latin-1').split(' ', 2)
-        # The message is the page's text after its heading.
+        # The message is the page's text between its heading and the
+        # end of its body (gunicorn escapes it, so neither tag is in it).
         message = page.decode('latin-1').partition('</h1>')[2]
-        message = html.unescape(message.replace('</body>', '').replace(
-            '</html>', '')).strip()
+        message = html.unescape(message.rpartition('</body>')[0]).strip()
         write_error_envelope(self._sock, int(status), reason, message)
 
 
