@@ -10,7 +10,10 @@ different days comparable (a shared virtual machine varies by 10 to
   its argument, over the transport the system under test uses: RabbitMQ
   between this process and a child process for the production topology,
   ``cyborg-local://`` between two threads of this process for the
-  all-in-one;
+  all-in-one; calls back to back, and (``after_idle_p50_ms``) each after
+  5 ms of idleness, as the calls of a sequential lifecycle come: what
+  waking the processes of a call costs on the machine (a virtual
+  machine whose idle cores halt pays for it on every hop);
 * ``http_get``: ``GET /`` on the system's API (the version document: the
   whole middleware stack and Pecan, no RPC), with requests (a request
   prepared and sent through one session, as since the first figures,
@@ -42,6 +45,9 @@ from cyborg_lite import rpc
 
 CALLS = 500
 WARMUP = 50
+# The calls after idleness, and the idleness before each.
+IDLE_CALLS = 200
+IDLE_PAUSE = 0.005
 
 
 class _Echo:
@@ -58,6 +64,18 @@ def _transport(url):
 
 def _server(transport, topic):
     return rpc.get_server(transport, topic, 'floor', [_Echo()])
+
+
+def _after_idle_p50(call):
+    """p50 in ms of ``call`` made after :data:`IDLE_PAUSE` of idleness."""
+    latencies = []
+    for _ in range(IDLE_CALLS):
+        time.sleep(IDLE_PAUSE)
+        started = time.perf_counter()
+        call()
+        latencies.append(time.perf_counter() - started)
+    latencies.sort()
+    return round(1000 * latencies[IDLE_CALLS // 2], 2)
 
 
 def _measure(call, calls=CALLS, others=None):
@@ -110,8 +128,11 @@ def rpc_call(transport_url):
                 transport_url).port)
             if broker:
                 others['broker'] = ([broker], False)
-        result = _measure(lambda: client.call({}, 'echo', value={'a': 1}),
-                          others=others)
+        def echo():
+            client.call({}, 'echo', value={'a': 1})
+
+        result = _measure(echo, others=others)
+        result['after_idle_p50_ms'] = _after_idle_p50(echo)
     finally:
         if child is None:
             server.stop()
