@@ -142,3 +142,31 @@ def test_served_description_is_valid_openapi(placement):
     document = yaml.safe_load(resp.content)
     openapi_spec_validator.validate(document)
     assert document['openapi'].startswith('3.1')
+
+
+def test_uuids_come_back_as_given(placement, schema):
+    """Placement keeps an aggregate's uuid as it was given (dashes and
+    case as sent) and answers with it; the description's answers allow
+    what its requests allow."""
+    given = ['3C9a494b9F009fAA-f6b6-51B2bd645b4a', uuid.UUID(int=5).hex]
+    provider = str(uuid.uuid4())
+    headers = dict(IDENTITIES['admin'],
+                   **{'OpenStack-API-Version': 'placement latest'})
+    created = requests.post(
+        placement.endpoint + '/resource_providers', headers=headers,
+        json={'name': 'as-given', 'uuid': provider}, timeout=30)
+    assert created.status_code == 200, created.text
+    url = placement.endpoint + '/resource_providers/%s' % provider
+    operations = schema['/resource_providers/{uuid}/aggregates']
+    try:
+        put = requests.put(url + '/aggregates', headers=headers, timeout=30,
+                           json={'aggregates': given,
+                                 'resource_provider_generation':
+                                     created.json()['generation']})
+        assert put.status_code == 200, put.text
+        get = requests.get(url + '/aggregates', headers=headers, timeout=30)
+        assert sorted(get.json()['aggregates']) == sorted(given)
+        operations['PUT'].validate_response(put)
+        operations['GET'].validate_response(get)
+    finally:
+        requests.delete(url, headers=headers, timeout=30).raise_for_status()
