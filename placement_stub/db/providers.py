@@ -10,6 +10,7 @@ import sqlalchemy as sa
 from placement_stub.db import api
 from placement_stub.db import models
 from placement_stub import exception
+from placement_stub.schemas import common
 
 RP = models.ResourceProvider
 
@@ -200,8 +201,15 @@ def delete_provider(ctx, uuid: str) -> None:
 
 @api.writer
 def bump_generation(ctx, rp: dict, expected=None) -> int:
-    """Compare-and-swap the generation; ConcurrentUpdate when stale."""
+    """Compare-and-swap the generation; ConcurrentUpdate when stale.
+
+    A generation beyond what the column holds (a SQL INTEGER) is no
+    provider's: stale without asking the database, which would refuse
+    to compare it, as Placement compares it in Python and answers 409.
+    """
     expected = rp['generation'] if expected is None else expected
+    if not 0 <= expected <= common.MAX_INT:
+        raise exception.ConcurrentUpdate(what='resource provider')
     result = ctx.session.execute(
         sa.update(RP).where(RP.id == rp['id'], RP.generation == expected)
         .values(generation=expected + 1, updated_at=models._now()))

@@ -332,3 +332,30 @@ def test_long_names_and_malformed_consumers_are_400(placement):
     longest = 'CUSTOM_' + 'A' * 248
     _ok(call(placement, 'PUT', '/traits/' + longest), 201)
     _ok(call(placement, 'DELETE', '/traits/' + longest), 204)
+
+
+@pytest.mark.parametrize('generation', [2 ** 31, 2 ** 64, 3 * 10 ** 23])
+def test_a_generation_no_provider_has_is_409(placement, generation):
+    """A generation beyond a SQL INTEGER (an overflow in the database's
+    driver, a 500, until it was checked first) is stale, as in Placement:
+    409, and nothing changes. (``POST .../inventories`` takes a
+    generation and, as in Placement, does not compare it.)"""
+    before = snapshot(placement)
+    rp = '/resource_providers/' + placement['root']
+    for method, path, body in [
+            ('PUT', rp + '/inventories', {
+                'resource_provider_generation': generation,
+                'inventories': {'VCPU': {'total': 8}}}),
+            ('PUT', rp + '/inventories/VCPU', {
+                'resource_provider_generation': generation, 'total': 8}),
+            ('PUT', rp + '/traits', {
+                'resource_provider_generation': generation,
+                'traits': ['CUSTOM_HOSTILE']}),
+            ('PUT', rp + '/aggregates', {
+                'resource_provider_generation': generation,
+                'aggregates': [str(uuid.uuid4())]})]:
+        resp = call(placement, method, path, body)
+        assert resp.status == 409, (method, path, resp.status, resp.body)
+        error, = resp.json()['errors']
+        assert error['code'] == 'placement.concurrent_update', error
+    assert snapshot(placement) == before
