@@ -31,8 +31,14 @@ class AgentManager:
         self._drivers = {d.name: d for d in drivers}
 
     def create_mdev(self, ctx, handle):
+        """Create the handle's mdev; an mdev that exists already (a bind
+        repeated after its conductor was lost) is left as it is."""
         info = handle['attach_info']
         address = _pci_address(info)
+        if self._sysfs.has_mdev(address, info['asked_type'], handle['uuid']):
+            LOG.info('Mdev %s of type %s on %s exists already',
+                     handle['uuid'], info['asked_type'], address)
+            return
         LOG.info('Creating mdev %s of type %s on %s', handle['uuid'],
                  info['asked_type'], address)
         self._sysfs.create_mdev(address, info['asked_type'], handle['uuid'])

@@ -482,6 +482,16 @@ class Sysfs:
                                 self.path(*parts))) from None
         self._write(create, uuid)
 
+    def has_mdev(self, address: str, mdev_type: str, uuid: str) -> bool:
+        """Whether ``address`` has the mdev ``uuid`` of ``mdev_type``."""
+        _check_mdev_args(address, mdev_type, uuid)
+        try:
+            self._resolve(PCI_DEVICES, address, MDEV_TYPES, mdev_type,
+                          'devices', uuid)
+        except _ABSENT:
+            return False
+        return True
+
     def remove_mdev(self, uuid: str, address: str | None = None,
                     mdev_type: str | None = None) -> bool:
         """Remove the mdev ``uuid``; False when it does not exist.

@@ -77,16 +77,29 @@ class ArqService:
     def bind(self, ctx, bindings, repeat=False):
         """Bind ARQs: ``{arq_uuid: {hostname, device_rp_uuid,
         instance_uuid[, project_id]}}``. Raises after trying them all if
-        any bind failed; failed ARQs end BindFailed. ``repeat``: the
+        any bind failed or was refused: an ARQ that could not get a
+        handle or a device, or whose host work failed, ends BindFailed;
+        one that cannot be bound (the first such refusal is raised) is
+        left as it is. ``repeat``: the
         call repeats one that may have bound them already (see
         :func:`cyborg_lite.db.binding.bind`)."""
-        failures, resolved = [], []
+        failures, refusals, resolved = [], [], []
         for uuid, fields in bindings.items():
-            arq = self._bind_one(ctx, uuid, fields, failures, bindings,
-                                 repeat)
+            try:
+                arq = self._bind_one(ctx, uuid, fields, failures, bindings,
+                                     repeat)
+            except exception.CyborgLiteException as exc:
+                # This ARQ cannot be bound (unknown, in a state that
+                # cannot be bound, its instance has other ARQs) and is
+                # left as it is; the others are still tried, and Nova
+                # hears of those resolved.
+                refusals.append(exc)
+                continue
             if arq is not None:
                 resolved.append(arq)
         self._notifier.notify(resolved)
+        if refusals:
+            raise refusals[0]
         if failures:
             reason = '; '.join(message for message, _ in failures)
             if all(isinstance(exc, exception.NotFound)
@@ -106,60 +119,119 @@ class ArqService:
                                   batch, repeat=repeat)
         except (exception.NoFreeAttachHandle,
                 exception.DeployableNotFound) as exc:
-            binding.fail_bind(self._db, uuid, fields)
+            # The ARQ was Initial or Unbound and took no handle.
+            binding.fail_bind(self._db, uuid,
+                              {states.INITIAL, states.UNBOUND},
+                              handle_id=None, bind_fields=fields)
             failures.append(('%s: %s' % (uuid, exc.message), exc))
-            return self.get(ctx, uuid)
+            return self._resolved_or_none(ctx, uuid)
         LOG.info('arq %s: %s -> %s', uuid, result.previous_state,
                  states.BOUND if result.finished else states.BIND_STARTED)
         if result.repeated:
-            # Bound by the call this one repeats (Nova hears of it again)
-            # or being bound by it (that call tells Nova).
-            return result.arq if result.finished else None
+            if result.finished:
+                # Bound by the call this one repeats: Nova hears of it
+                # again.
+                return result.arq
+            return self._take_over(ctx, uuid, fields, failures)
         if result.finished:
             return result.arq
-        if result.handle['attach_type'] == model.AttachType.MDEV.value:
-            return self._finish_mdev(ctx, uuid, fields, result.handle,
-                                     failures)
+        return self._finish_host_work(ctx, uuid, fields, result.handle,
+                                      result.bitstream_id, failures)
+
+    def _finish_host_work(self, ctx, uuid, fields, handle, bitstream,
+                          failures):
+        """Create the handle's mdev and finish the bind (the ARQ, for
+        Nova), or program the FPGA in the background (None: that thread
+        tells Nova)."""
+        if handle['attach_type'] == model.AttachType.MDEV.value:
+            return self._finish_mdev(ctx, uuid, fields, handle, failures)
         threading.Thread(target=self._program_and_finish,
-                         args=(ctx, uuid, fields, result.deployable,
-                               result.bitstream_id),
+                         args=(ctx, uuid, fields, bitstream, handle['id']),
                          daemon=True, name='program-%s' % uuid).start()
         return None
+
+    def _take_over(self, ctx, uuid, fields, failures):
+        """Finish a bind that the call this one repeats left in
+        BindStarted: its conductor was lost with the call, and with it
+        the host work it had started. Creating an mdev that exists and
+        programming a bitstream again are harmless, and the writes that
+        end the bind are guarded by its handle, so a conductor that was
+        still at it after all and this one cannot both move the ARQ."""
+        work = binding.bind_in_progress(self._db, uuid)
+        if work is None:
+            # Finished or failed meanwhile: Nova hears of it again.
+            return self._resolved_or_none(ctx, uuid)
+        handle, bitstream = work
+        LOG.info('arq %s: finishing the bind of a repeated call', uuid)
+        return self._finish_host_work(ctx, uuid, fields, handle, bitstream,
+                                      failures)
+
+    def _resolved_or_none(self, ctx, uuid):
+        """The ARQ as it is now, or None if it was deleted meanwhile."""
+        try:
+            return self.get(ctx, uuid)
+        except exception.ARQNotFound:
+            return None
 
     def _finish_mdev(self, ctx, uuid, fields, handle, failures):
         try:
             self._agents.create_mdev(fields['hostname'], handle)
         except Exception as exc:
             LOG.warning('arq %s: mdev creation failed: %s', uuid, exc)
-            binding.fail_bind(self._db, uuid)
+            binding.fail_bind(self._db, uuid, {states.BIND_STARTED},
+                              handle_id=handle['id'])
             failures.append(('%s: mdev creation failed: %s' % (uuid, exc),
                              exc))
-            return self.get(ctx, uuid)
-        if not binding.finish_bind(self._db, uuid):
+            return self._resolved_or_none(ctx, uuid)
+        if not binding.finish_bind(self._db, uuid, handle['id']):
             self._agents.remove_mdev(fields['hostname'], handle)
         LOG.info('arq %s: BindStarted -> Bound', uuid)
-        return self.get(ctx, uuid)
+        return self._resolved_or_none(ctx, uuid)
 
-    def _program_and_finish(self, ctx, uuid, fields, deployable, bitstream):
+    def _program_and_finish(self, ctx, uuid, fields, bitstream, handle_id):
+        """Program the FPGA, then finish the bind that took ``handle_id``
+        (or fail it). While the agent programs, the bind is kept fresh,
+        so that the sweep, which fails binds older than bind_timeout
+        (their conductor died), leaves a long programming alone."""
+        programming = threading.Event()
+        keeper = threading.Thread(
+            target=self._keep_fresh, args=(uuid, handle_id, programming),
+            daemon=True, name='keep-%s' % uuid)
+        keeper.start()
         try:
             # The agent needs the control path, which bind() does not load.
             target = inventory.deployable_by_rp(self._db,
                                                 fields['device_rp_uuid'])
             self._agents.program(fields['hostname'], target, bitstream)
             inventory.set_bitstream(self._db, target['id'], bitstream)
-            ok = binding.finish_bind(self._db, uuid)
+            ok = binding.finish_bind(self._db, uuid, handle_id)
         except Exception as exc:
             LOG.warning('arq %s: programming failed: %s', uuid, exc)
             ok = False
+        finally:
+            programming.set()
+            keeper.join()
         if not ok:
-            binding.fail_bind(self._db, uuid)
-        try:
-            arq = self.get(ctx, uuid)
-        except exception.ARQNotFound:
+            binding.fail_bind(self._db, uuid, {states.BIND_STARTED},
+                              handle_id=handle_id)
+        arq = self._resolved_or_none(ctx, uuid)
+        if arq is None:
             LOG.info('arq %s: deleted while its FPGA was programmed', uuid)
             return
         LOG.info('arq %s: BindStarted -> %s', uuid, arq['state'])
         self._notifier.notify([arq])
+
+    def _keep_fresh(self, uuid, handle_id, done):
+        """Until ``done``, mark the bind as worked on three times per
+        bind_timeout."""
+        interval = self._conf.conductor.bind_timeout / 3
+        while not done.wait(interval):
+            try:
+                if not binding.keep_bind_fresh(self._db, uuid, handle_id):
+                    return
+            except Exception:
+                LOG.exception('arq %s: could not mark its bind as in '
+                              'progress', uuid)
 
     def program_deployable(self, uuid, image_uuid):
         """Program an FPGA deployable synchronously (the admin API).
@@ -258,7 +330,10 @@ class ArqService:
             seconds=self._conf.conductor.bind_timeout)
         failed = []
         for arq in db_api.arqs_stuck(self._db, cutoff):
-            if binding.fail_bind(self._db, arq['uuid']):
+            # Still stuck when it is failed: a bind that finished, or was
+            # marked as worked on, since the read is left alone.
+            if binding.fail_bind(self._db, arq['uuid'],
+                                 {states.BIND_STARTED}, older_than=cutoff):
                 LOG.warning('arq %s: BindStarted -> BindFailed (stuck '
                             'longer than %ss)', arq['uuid'],
                             self._conf.conductor.bind_timeout)

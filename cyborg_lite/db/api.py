@@ -187,7 +187,9 @@ KNOWN_PROFILES_MAX = 1024
 
 _DELETE_IF_UNCHANGED = sa.delete(ARQS).where(
     ARQS.c.id == sa.bindparam('arq_id'),
-    ARQS.c.state == sa.bindparam('seen_state'))
+    ARQS.c.state == sa.bindparam('seen_state'),
+    ARQS.c.attach_handle_id.is_not_distinct_from(
+        sa.bindparam('seen_handle', type_=ARQS.c.attach_handle_id.type)))
 
 RELEASE_HANDLES = (
     sa.update(HANDLES)
@@ -456,9 +458,10 @@ def arq_delete(db, check, project_id=None, instance_uuid=None, uuids=None,
     ``check(held)`` sees every ARQ in scope first and may raise to delete
     nothing. ARQs holding a handle with work on the host (an mdev) are
     not deleted unless ``host_work_undone``: the caller undoes that work
-    and calls again. Each ARQ is deleted only if its state is still the
-    one read, so a bind that raced in between is never left holding a
-    handle nobody will release: the transaction starts again instead.
+    and calls again. Each ARQ is deleted only if its state and handle
+    are still the ones read, so a bind that raced in between is never
+    left holding a handle nobody will release, and a handle the ARQ lost
+    meanwhile is never released: the transaction starts again instead.
     """
     query, params = _scope(_HELD_SELECT, project_id, instance_uuid, uuids)
     with db.write_connection() as conn:
@@ -471,7 +474,8 @@ def arq_delete(db, check, project_id=None, instance_uuid=None, uuids=None,
             return Deletion(held, deleted=False, purge=False)
         for row in rows:
             gone = conn.execute(_DELETE_IF_UNCHANGED, {
-                'arq_id': row.id, 'seen_state': row.state}).rowcount
+                'arq_id': row.id, 'seen_state': row.state,
+                'seen_handle': row.attach_handle_id}).rowcount
             if gone != 1:
                 raise engine.RetryTransaction()
         handle_ids = [row.attach_handle_id for row in rows

@@ -6,10 +6,14 @@ An attach handle is taken with one conditional UPDATE::
 
 and counts as ours only when the rowcount is 1. A lost race moves on to
 the next free candidate, and when every candidate was lost the whole
-transaction starts again. ARQ state changes are guarded the same way by
-``state IN (<allowed sources>)`` from :data:`cyborg_lite.states.TRANSITIONS`.
-This is correct on SQLite, PostgreSQL and MySQL alike, where
-``SELECT ... FOR UPDATE`` is not.
+transaction starts again. ARQ state changes are guarded the same way:
+a bind by ``state IN (<allowed sources>)`` from
+:data:`cyborg_lite.states.TRANSITIONS`; a finish, a failure and an
+unbind by the state and the handle the ARQ had when read, so that a
+writer acting on an ARQ that has moved on since (unbound, bound again
+with another handle) changes nothing and never releases a handle that
+another ARQ holds. This is correct on SQLite, PostgreSQL and MySQL
+alike, where ``SELECT ... FOR UPDATE`` is not.
 """
 
 import dataclasses
@@ -48,26 +52,6 @@ class BindResult:
 ARQS = db_api.ARQS
 HANDLES = db_api.HANDLES
 DEPLOYABLES = db_api.DEPLOYABLES
-
-
-def _cas_state(conn, uuid, target, values=None):
-    """Move one ARQ to ``target`` if its state allows it; rowcount."""
-    stmt = (sa.update(ARQS)
-            .where(ARQS.c.uuid == uuid,
-                   ARQS.c.state.in_(states.allowed_sources(target)))
-            .values(state=target, updated_at=timeutils.utcnow(),
-                    **(values or {})))
-    return conn.execute(stmt).rowcount
-
-
-def _current_state(conn, uuid, project_id):
-    query = sa.select(ARQS.c.state).where(ARQS.c.uuid == uuid)
-    if project_id is not None:
-        query = query.where(ARQS.c.project_id == project_id)
-    state = conn.scalar(query)
-    if state is None:
-        raise exception.ARQNotFound(uuid=uuid)
-    return state
 
 
 # The deployable and up to _CANDIDATES of its free handles: one row with
@@ -264,55 +248,159 @@ def bind(db, uuid, fields, scope_project, batch=(), repeat=False):
         arq=db_api.arq_to_dict(arq))
 
 
+_BIND_IN_PROGRESS = (
+    sa.select(ARQS.c.attach_handle_id, HANDLES.c.uuid.label('handle_uuid'),
+              HANDLES.c.attach_type, HANDLES.c.attach_info,
+              ARQS.c.device_profile_group_id,
+              db_api.PROFILES.c.profile_json)
+    .select_from(ARQS.join(HANDLES, ARQS.c.attach_handle_id == HANDLES.c.id)
+                 .join(db_api.PROFILES,
+                       ARQS.c.device_profile_id == db_api.PROFILES.c.id))
+    .where(ARQS.c.uuid == sa.bindparam('uuid'),
+           ARQS.c.state == states.BIND_STARTED))
+
+
+def bind_in_progress(db, uuid):
+    """``(handle, bitstream_id)`` of an ARQ in BindStarted: what its bind
+    has left to do on the host (create the handle's mdev, or program
+    the bitstream, None when the profile names none); None when the ARQ
+    is not BindStarted."""
+    with db.read_connection() as conn:
+        row = conn.execute(_BIND_IN_PROGRESS, {'uuid': uuid}).first()
+    if row is None:
+        return None
+    groups = json.loads(row.profile_json)['groups']
+    group = (groups[row.device_profile_group_id]
+             if 0 <= row.device_profile_group_id < len(groups) else {})
+    return (db_api.handle_dict(row.attach_handle_id, row),
+            profiles.bitstream_id(group))
+
+
+def _holds(handle_id):
+    """The clause: the ARQ holds ``handle_id`` (None: no handle)."""
+    return ARQS.c.attach_handle_id.is_not_distinct_from(handle_id)
+
+
 @engine.retry_on_conflict()
-def finish_bind(db, uuid) -> bool:
-    """BindStarted -> Bound; False if the ARQ moved on meanwhile (for
-    example the sweep failed it, or it was deleted)."""
+def finish_bind(db, uuid, handle_id) -> bool:
+    """BindStarted -> Bound, for the bind that took ``handle_id``; False
+    if the ARQ moved on meanwhile (the sweep failed it, it was unbound,
+    deleted or bound again with another handle)."""
     with db.write_connection() as conn:
-        return bool(_cas_state(conn, uuid, states.BOUND))
+        return bool(conn.execute(
+            sa.update(ARQS)
+            .where(ARQS.c.uuid == uuid,
+                   ARQS.c.state == states.BIND_STARTED, _holds(handle_id))
+            .values(state=states.BOUND,
+                    updated_at=timeutils.utcnow())).rowcount)
+
+
+def keep_bind_fresh(db, uuid, handle_id) -> bool:
+    """Mark a bind in BindStarted as still being worked on (its
+    ``updated_at``), so that the sweep leaves it to the conductor that
+    is finishing it; False if the ARQ moved on."""
+    with db.write_connection() as conn:
+        return bool(conn.execute(
+            sa.update(ARQS)
+            .where(ARQS.c.uuid == uuid,
+                   ARQS.c.state == states.BIND_STARTED, _holds(handle_id))
+            .values(updated_at=timeutils.utcnow())).rowcount)
+
+
+# The states fail_bind() may be asked to leave, and which of its callers
+# ask: a bind that found no handle or no deployable (Initial, Unbound:
+# the ARQ holds nothing), a bind whose host work failed and the sweep
+# (BindStarted).
+FAILABLE = frozenset({states.INITIAL, states.UNBOUND, states.BIND_STARTED})
+
+_ANY_HANDLE = object()
 
 
 @engine.retry_on_conflict()
-def fail_bind(db, uuid, bind_fields=None) -> bool:
-    """Mark an ARQ BindFailed and release any handle it held.
+def fail_bind(db, uuid, sources, handle_id=_ANY_HANDLE, bind_fields=None,
+              older_than=None) -> bool:
+    """Mark an ARQ BindFailed and release the handle it holds; False, and
+    nothing changed, unless the ARQ is in one of ``sources`` (a subset
+    of :data:`FAILABLE`), holds ``handle_id`` when one is given (None:
+    no handle) and, with ``older_than``, was last changed before it.
+
+    The caller says what it knows of the ARQ, so that a failure acting
+    on an earlier state changes nothing: a programming thread that
+    outlived an unbind, or the sweep racing a bind that just finished,
+    never fails an ARQ bound since nor releases a handle that another
+    ARQ has taken meanwhile. The state and handle read are the
+    compare-and-swap's guard: a change between the read and the write
+    starts the transaction again.
 
     ``bind_fields`` (hostname, device_rp_uuid, instance_uuid, project_id)
     are recorded when the bind failed before they were written, so that
     Nova can still find the failed ARQ by instance.
     """
+    if not sources <= FAILABLE:
+        raise ValueError('fail_bind cannot leave %s'
+                         % ', '.join(sorted(sources - FAILABLE)))
+    query = sa.select(ARQS.c.state, ARQS.c.attach_handle_id).where(
+        ARQS.c.uuid == uuid, ARQS.c.state.in_(sources))
+    if older_than is not None:
+        query = query.where(ARQS.c.updated_at < older_than)
     with db.write_connection() as conn:
-        handle_id = conn.scalar(sa.select(ARQS.c.attach_handle_id)
-                                .where(ARQS.c.uuid == uuid))
+        row = conn.execute(query).first()
+        if row is None or (handle_id is not _ANY_HANDLE and
+                           row.attach_handle_id != handle_id):
+            return False
+        guard = [ARQS.c.uuid == uuid, ARQS.c.state == row.state,
+                 _holds(row.attach_handle_id)]
+        if older_than is not None:
+            guard.append(ARQS.c.updated_at < older_than)
         values = dict(bind_fields or {}, attach_handle_id=None)
-        sources = states.allowed_sources(states.BIND_FAILED) | {
-            states.INITIAL, states.UNBOUND}
-        done = conn.execute(
-            sa.update(ARQS)
-            .where(ARQS.c.uuid == uuid, ARQS.c.state.in_(sources))
-            .values(state=states.BIND_FAILED,
-                    updated_at=timeutils.utcnow(), **values)).rowcount
-        if done and handle_id is not None:
-            conn.execute(db_api.RELEASE_HANDLES, {'handle_ids': [handle_id]})
-        return bool(done)
+        if not conn.execute(
+                sa.update(ARQS).where(*guard)
+                .values(state=states.BIND_FAILED,
+                        updated_at=timeutils.utcnow(), **values)).rowcount:
+            raise engine.RetryTransaction()
+        if row.attach_handle_id is not None:
+            conn.execute(db_api.RELEASE_HANDLES,
+                         {'handle_ids': [row.attach_handle_id]})
+        return True
+
+
+_UNBIND_SOURCES = states.allowed_sources(states.UNBOUND)
 
 
 @engine.retry_on_conflict()
 def unbind(db, uuid, scope_project) -> bool:
     """Clear an ARQ's binding and release its handle: state Unbound.
 
-    Unbinding an Unbound ARQ changes nothing. Returns whether the handle
-    belonged to a vanished device, which can now be purged.
+    Unbinding an Unbound ARQ changes nothing. The state and handle read
+    guard the write, so the handle released is the one the ARQ held when
+    it was unbound, never one it lost and another ARQ took meanwhile.
+    Returns whether the handle belonged to a vanished device, which can
+    now be purged.
     """
+    query = sa.select(ARQS.c.state, ARQS.c.attach_handle_id).where(
+        ARQS.c.uuid == uuid)
+    if scope_project is not None:
+        query = query.where(ARQS.c.project_id == scope_project)
     with db.write_connection() as conn:
-        state = _current_state(conn, uuid, scope_project)
-        if state == states.UNBOUND:
+        row = conn.execute(query).first()
+        if row is None:
+            raise exception.ARQNotFound(uuid=uuid)
+        if row.state == states.UNBOUND:
             return False
-        handle_id = conn.scalar(sa.select(ARQS.c.attach_handle_id)
-                                .where(ARQS.c.uuid == uuid))
+        if row.state not in _UNBIND_SOURCES:
+            raise exception.ARQBadState(uuid=uuid, state=row.state,
+                                        action='unbind',
+                                        expected=sorted(_UNBIND_SOURCES))
         cleared = {'hostname': None, 'device_rp_uuid': None,
                    'instance_uuid': None, 'attach_handle_id': None,
                    'deployable_id': None}
-        if not _cas_state(conn, uuid, states.UNBOUND, cleared):
+        if not conn.execute(
+                sa.update(ARQS)
+                .where(ARQS.c.uuid == uuid, ARQS.c.state == row.state,
+                       _holds(row.attach_handle_id))
+                .values(state=states.UNBOUND, updated_at=timeutils.utcnow(),
+                        **cleared)).rowcount:
             raise engine.RetryTransaction()
         return db_api.release_handles(
-            conn, [handle_id] if handle_id is not None else [])
+            conn, [row.attach_handle_id]
+            if row.attach_handle_id is not None else [])

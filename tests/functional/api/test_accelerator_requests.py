@@ -308,6 +308,24 @@ def test_bind_at_uuid_path(admin, service, stack, fpga, profile, instance):
     _assert_bound(_show(admin, arq['uuid']), stack, fpga, inst)
 
 
+def test_uuids_in_other_forms_are_stored_canonical(admin, service, stack,
+                                                   fpga, profile, instance):
+    """A bind's instance and device provider may come in any form of a
+    UUID (braces, urn:uuid:, upper case): they are stored in the
+    canonical one (as given, ``urn:uuid:`` and braces would not fit the
+    column on PostgreSQL), and the instance filter takes any form."""
+    arq = helpers.create_arqs(admin, profile)[0]
+    inst = instance()
+    resp = _bind(service, stack, [arq], dict(
+        fpga, rp_uuid='{%s}' % fpga['rp_uuid'].upper()),
+        'urn:uuid:' + inst.upper())
+    assert resp.status_code == 202, resp.text
+    _assert_bound(_show(admin, arq['uuid']), stack, fpga, inst)
+    for form in (inst, inst.upper(), '{%s}' % inst, inst.replace('-', '')):
+        resp = admin.get('/accelerator_requests', params={'instance': form})
+        assert [a['uuid'] for a in resp.json()['arqs']] == [arq['uuid']]
+
+
 def test_unbind_then_rebind(admin, service, stack, fpga, profile, instance):
     arq = helpers.create_arqs(admin, profile)[0]
     first = instance()

@@ -4,6 +4,8 @@ import os
 
 import pytest
 
+from cyborg_lite import model
+from cyborg_lite.agent import manager
 from cyborg_lite.agent.sysfs import Sysfs
 from cyborg_lite.agent.sysfs import SysfsError
 from tests.fixtures import sysfs_tree
@@ -81,6 +83,27 @@ def test_create_mdev_writes_the_uuid_into_create(tmp_path):
                           'mdev_supported_types/nvidia-223/create')
     with open(create) as f:
         assert f.read() == UUID
+
+
+def test_an_mdev_created_once_is_not_asked_for_again(tmp_path):
+    """The agent leaves an mdev that exists (a bind repeated after its
+    conductor was lost asks for it again) instead of writing its uuid to
+    ``create``, which the kernel refuses with EEXIST."""
+    root = sysfs_tree.copy_tree('t4_vgpu', tmp_path)
+    sysfs = Sysfs(root)
+    agent = manager.AgentManager(None, sysfs, [])
+    handle = {'uuid': UUID, 'attach_info': dict(
+        model.pci_address_info(T4), asked_type='nvidia-223')}
+    assert not sysfs.has_mdev(T4, 'nvidia-223', UUID)
+    agent.create_mdev(None, handle)
+    assert sysfs_tree.kernel_create_mdev(root, T4, 'nvidia-223') == UUID
+    assert sysfs.has_mdev(T4, 'nvidia-223', UUID)
+    assert not sysfs.has_mdev(T4, 'nvidia-222', UUID)
+    create = os.path.join(root, 'bus/pci/devices', T4,
+                          'mdev_supported_types/nvidia-223/create')
+    os.remove(create)  # a second write would fail now
+    agent.create_mdev(None, handle)
+    assert not os.path.exists(create)
 
 
 def test_create_mdev_refuses_an_unknown_type_and_a_bad_uuid(tmp_path):

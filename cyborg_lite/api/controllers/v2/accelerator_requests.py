@@ -59,7 +59,7 @@ def _parse_ops(arq_uuid, ops, version, ctx):
         raise exception.Invalid(reason='Fields absent in patch of ARQ %s: '
                                        '%s' % (arq_uuid, ', '.join(missing)))
     for name in ('device_rp_uuid', 'instance_uuid'):
-        validation.uuid_param(fields[name], name)
+        fields[name] = validation.uuid_param(fields[name], name)
     return 'bind', fields
 
 
@@ -70,7 +70,7 @@ class AcceleratorRequestsController(base.Controller):
         ctx = base.authorize('cyborg:arq:get_all')
         instance = base.query('instance')
         if instance is not None:
-            validation.uuid_param(instance, 'instance')
+            instance = validation.uuid_param(instance, 'instance')
         bind_state = base.query('bind_state')
         if bind_state is not None and bind_state != 'resolved':
             raise exception.Invalid(
@@ -138,7 +138,7 @@ class AcceleratorRequestsController(base.Controller):
                 reason='Give exactly one of ?arqs= and ?instance=.')
         conductor = pecan.request.conductor
         if instance is not None:
-            validation.uuid_param(instance, 'instance')
+            instance = validation.uuid_param(instance, 'instance')
             _require_service(ctx)
             conductor.arq_delete(ctx, instance_uuid=instance)
         else:

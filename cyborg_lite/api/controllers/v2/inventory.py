@@ -85,7 +85,7 @@ class DeployablesController(base.Controller):
     @pecan.expose('json')
     def get_one(self, uuid, **kwargs):
         ctx = base.authorize('cyborg:deployable:get_one')
-        validation.uuid_param(uuid, 'deployable uuid')
+        uuid = validation.uuid_param(uuid, 'deployable uuid')
         return views.deployable(
             base.base_url(), pecan.request.conductor.deployable_get(ctx,
                                                                     uuid))
@@ -95,7 +95,7 @@ class DeployablesController(base.Controller):
         # The guard routes only /deployables/{uuid}/program here.
         uuid = base.path_id(path)
         ctx = base.authorize('cyborg:deployable:program')
-        validation.uuid_param(uuid, 'deployable uuid')
+        uuid = validation.uuid_param(uuid, 'deployable uuid')
         body = validation.validate(validation.json_body(pecan.request),
                                    schemas.PATCH_PROGRAM_SCHEMA_V2_0)
         image = body[0]['value'][0]['image_uuid']
