@@ -115,5 +115,11 @@ class AttributeNotFound(NotFound):
     msg_fmt = 'Attribute %(uuid)s could not be found.'
 
 
+class ResourceClassNotFound(NotFound):
+    msg_fmt = ('Deployable %(deployable)s of device %(device)s has no rc '
+               'attribute: the resource class of its inventory in '
+               'Placement is unknown.')
+
+
 class AgentError(CyborgLiteException):
     msg_fmt = 'Host work on %(host)s failed: %(reason)s'

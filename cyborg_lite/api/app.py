@@ -5,16 +5,17 @@ From the outside in:
 0. ``MountPrefix``: ``/accelerator/v2/...`` is served like ``/v2/...``,
    because upstream's links always name ``/accelerator`` (devstack mounts
    the API there) and clients follow those links.
-1. ``ErrorEnvelopeMiddleware``: any error that escapes, and Pecan's own
+1. ``RequestId`` (:mod:`cyborg_lite.api.middleware`): an
+   ``x-openstack-request-id`` on every answer, errors included.
+2. ``ErrorEnvelopeMiddleware``: any error that escapes, and Pecan's own
    404/405, leaves in Cyborg's error envelope, never as HTML or a
-   traceback.
-2. ``RequestId`` (:mod:`cyborg_lite.api.middleware`): an
-   ``x-openstack-request-id``.
+   traceback, with the error's own headers.
 3. ``HealthcheckMiddleware`` (oslo.middleware): ``/healthcheck``, and
    ``OpenAPIRouter``: ``/v2/openapi.yaml`` (no auth, like discovery).
-4. ``BodySizeLimit`` (:mod:`cyborg_lite.api.middleware`): 413 for
+4. ``MicroversionMiddleware``: 406 out of range; version headers on
+   every answer under it.
+5. ``BodySizeLimit`` (:mod:`cyborg_lite.api.middleware`): 413 for
    bodies over ``[api] max_request_body_size``.
-5. ``MicroversionMiddleware``: 406 out of range; version headers.
 6. Authentication (:mod:`cyborg_lite.api.auth`), which puts the caller's
    context in the environ.
 7. ``RequestGuard`` (:mod:`cyborg_lite.api.guard`): the API's routes and
@@ -66,14 +67,14 @@ def setup_app(conf, transport=None, conductor=None):
             batch_size=conf.api.rpc_batch_size)
     app = guard.RequestGuard(build_pecan_app(conf, conductor))
     app = auth.wrap(app, conf)
-    app = hooks.MicroversionMiddleware(app)
     app = middleware.BodySizeLimit(app, conf.api.max_request_body_size)
+    app = hooks.MicroversionMiddleware(app)
     app = OpenAPIRouter(app)
     app = HealthcheckRouter(app, healthcheck.Healthcheck.app_factory(
         {}, backends='disable_by_file',
         disable_by_file_path=conf.api.healthcheck_disable_file))
-    app = middleware.RequestId(app)
-    return MountPrefix(errors.ErrorEnvelopeMiddleware(app))
+    app = errors.ErrorEnvelopeMiddleware(app)
+    return MountPrefix(middleware.RequestId(app))
 
 
 class HealthcheckRouter:

@@ -127,11 +127,22 @@ class ErrorEnvelopeMiddleware:
                               app_iter=body)
         if not _is_envelope(resp):
             wrapped = error_response(resp.status_int, _plain_message(resp))
-            for name in ('WWW-Authenticate', 'Allow'):
-                if name in resp.headers:
-                    wrapped.headers[name] = resp.headers[name]
+            # The error's own headers (WWW-Authenticate, Allow, the
+            # version headers) stay; those of the body it replaces go.
+            kept = [(name, value) for name, value in resp.headerlist
+                    if name.lower() not in _BODY_HEADERS]
+            names = {name.lower() for name, _ in kept}
+            wrapped.headerlist[:] = [
+                (name, value) for name, value in wrapped.headerlist
+                if name.lower() not in names] + kept
             resp = wrapped
         return resp(environ, start_response)
+
+
+# Headers that describe a response's body, which the envelope replaces.
+_BODY_HEADERS = frozenset({'content-type', 'content-length',
+                           'content-encoding', 'content-md5',
+                           'transfer-encoding'})
 
 
 def _is_envelope(resp) -> bool:

@@ -154,19 +154,28 @@ def attribute_delete(db, uuid):
 @engine.retry_on_conflict()
 def device_set_status(db, uuid, status):
     """Set a device's status; returns the Placement view of its
-    deployables: ``[{rp_uuid, rc, total}]``."""
+    deployables: ``[{rp_uuid, rc, total}]``. A deployable without an
+    ``rc`` attribute (an admin deleted it) has no inventory to reserve
+    or free: ResourceClassNotFound (404, as upstream), and the status
+    stays as it was."""
     with db.writer() as session:
         device = session.scalars(sa.select(models.Device).where(
             models.Device.uuid == uuid)).first()
         if device is None:
             raise exception.DeviceNotFound(uuid=uuid)
-        device.status = status
         deps = list(session.scalars(sa.select(models.Deployable).where(
             models.Deployable.device_id == device.id)))
         attrs = _attrs_by_deployable(session, [d.id for d in deps])
-        return [{'rp_uuid': d.rp_uuid, 'total': d.num_accelerators,
-                 'rc': next((a.value for a in attrs.get(d.id, [])
-                             if a.key == 'rc'), None)} for d in deps]
+        views = [{'name': d.name, 'rp_uuid': d.rp_uuid,
+                  'total': d.num_accelerators,
+                  'rc': next((a.value for a in attrs.get(d.id, [])
+                              if a.key == 'rc'), None)} for d in deps]
+        for view in views:
+            if view['rc'] is None:
+                raise exception.ResourceClassNotFound(
+                    deployable=view['name'], device=uuid)
+        device.status = status
+        return views
 
 
 def deployable_by_rp(db, rp_uuid):

@@ -109,6 +109,30 @@ def test_device_disable_and_enable(admin, v23, stack, accept):
     assert v23.get('/devices/' + dev['uuid']).json()['status'] == 'enabled'
 
 
+def test_device_without_a_resource_class_is_404_and_unchanged(admin, v23):
+    """A deployable whose rc attribute was deleted has no inventory whose
+    reserved amount could follow the device's status: 404, as upstream,
+    and the status stays as it was (upstream sets it first)."""
+    rcs = _attributes(admin, '?key=rc')
+    fpga_rcs = [a for a in rcs if a['value'] == 'FPGA']
+    for rc in fpga_rcs:
+        helpers.assert_no_content(admin.delete('/attributes/' + rc['uuid']))
+    try:
+        devices = _devices(admin, '?type=FPGA')
+        assert len(devices) == len(fpga_rcs) == 2
+        for dev in devices:
+            for action in ('disable', 'enable'):
+                helpers.assert_error(admin.post('/devices/%s/%s' % (
+                    dev['uuid'], action)), 404, 'no rc attribute')
+                assert v23.get('/devices/' + dev['uuid']).json()[
+                    'status'] == 'enabled'
+    finally:
+        for rc in fpga_rcs:
+            assert admin.post('/attributes', json={
+                'deployable_id': rc['deployable_id'], 'key': 'rc',
+                'value': rc['value']}).status_code == 201
+
+
 @pytest.mark.parametrize('action', ['enable', 'disable'])
 def test_device_enable_unknown_is_404(admin, action):
     uuid = helpers.new_uuid()

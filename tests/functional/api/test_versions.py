@@ -163,6 +163,25 @@ def test_request_id_header(admin):
     assert resp.headers['x-openstack-request-id'].startswith('req-')
 
 
+@pytest.mark.parametrize('method,path,body', [
+    ('HEAD', '/v2/device_profiles/' + helpers.new_uuid(), None),
+    ('GET', '/v2/device_profiles/' + helpers.new_uuid(), None),
+    ('GET', '/v2/no_such_collection', None)])
+def test_errors_carry_the_request_id_and_version_headers(stack, method,
+                                                         path, body):
+    """An error, rewrapped in the envelope or not (a HEAD's has no body
+    to keep), has the headers of any answer: its request id and the
+    version ones."""
+    resp = requests.request(
+        method, stack.url + path, data=body, timeout=30,
+        headers=dict(cyborg_api.ADMIN, **{
+            'OpenStack-API-Version': 'accelerator 2.2',
+            'Content-Type': 'application/json'}))
+    assert resp.status_code == 404, resp.text
+    assert resp.headers['x-openstack-request-id'].startswith('req-')
+    _assert_version_headers(resp, '2.2')
+
+
 def test_no_identity_headers_means_admin_in_noauth(stack):
     resp = _get(stack, '/v2/devices')
     assert resp.status_code == 200

@@ -68,6 +68,9 @@ def test_no_credentials_is_401(stack, path):
     assert resp.status_code == 401, resp.text
     assert 'error_message' in resp.json()
     assert 'WWW-Authenticate' in resp.headers
+    # As on every answer: its request id and the version headers.
+    assert resp.headers['x-openstack-request-id'].startswith('req-')
+    assert resp.headers['OpenStack-API-Version'] == 'accelerator 2.0'
     bad = requests.get(stack.url + '/v2' + path, timeout=30,
                        headers=stack.mode.bad_headers())
     assert bad.status_code == 401, bad.text

@@ -7,6 +7,8 @@ import webob
 import webob.dec
 import webtest
 
+from cyborg_lite import conf as cl_conf
+from cyborg_lite.api import app as api_app
 from cyborg_lite.api import errors
 from cyborg_lite.api import middleware
 
@@ -82,3 +84,19 @@ def test_body_of_no_stated_length_is_cut_at_the_limit():
         req.environ.pop('CONTENT_LENGTH', None)
         resp = app.do_request(req, status=status)
         assert resp.status_int == status
+
+
+def test_the_api_answers_a_body_too_large_with_its_usual_headers():
+    """The API's 413 (a body over [api] max_request_body_size, under a
+    server that lets it through) has a request id and the version
+    headers, like any answer; nothing reaches the conductor."""
+    conf = cl_conf.build_conf(overrides={('api', 'auth_strategy'): 'noauth'})
+    app = webtest.TestApp(api_app.setup_app(conf, conductor=object()))
+    resp = app.post('/v2/device_profiles',
+                    b' ' * (conf.api.max_request_body_size + 1),
+                    headers={'Content-Type': 'application/json',
+                             'OpenStack-API-Version': 'accelerator 2.2'},
+                    status=413)
+    assert 'error_message' in resp.json
+    assert resp.headers['x-openstack-request-id'].startswith('req-')
+    assert resp.headers['OpenStack-API-Version'] == 'accelerator 2.2'
