@@ -12,15 +12,27 @@ from cyborg_lite import context
 from cyborg_lite import rpc
 
 RPC_API_VERSION = '1.0'
+# Seconds without a heartbeat from an agent at work after which a
+# programming call counts as lost with its agent.
+PROGRAM_MONITOR_TIMEOUT = 30
 
 
 class AgentAPI:
     def __init__(self, conf, transport, timeout=None):
         self.client = rpc.get_client(transport, conf.agent.topic,
                                      RPC_API_VERSION, timeout=timeout)
+        # A programming may take as long as the agent lets its command
+        # run ([agent] fpga_program_timeout), which is far longer than
+        # an RPC call's default timeout; the agent's heartbeats say that
+        # it is still at work.
+        self._program_options = {
+            'timeout': conf.agent.fpga_program_timeout +
+            PROGRAM_MONITOR_TIMEOUT,
+            'call_monitor_timeout': PROGRAM_MONITOR_TIMEOUT}
 
-    def _call(self, host, method, version='1.0', **kwargs):
-        cctxt = self.client.prepare(server=host, version=version)
+    def _call(self, host, method, version='1.0', options=None, **kwargs):
+        cctxt = self.client.prepare(server=host, version=version,
+                                    **(options or {}))
         return cctxt.call(context.RequestContext.admin(), method, **kwargs)
 
     def create_mdev(self, host, handle):
@@ -31,5 +43,5 @@ class AgentAPI:
         return self._call(host, 'remove_mdev', handle=handle)
 
     def program(self, host, deployable, bitstream_id):
-        return self._call(host, 'program', deployable=deployable,
-                          bitstream_id=bitstream_id)
+        return self._call(host, 'program', options=self._program_options,
+                          deployable=deployable, bitstream_id=bitstream_id)

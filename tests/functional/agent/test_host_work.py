@@ -203,6 +203,23 @@ def test_fpga_program_success(stack, nova, service, program_with):
     service.delete('/accelerator_requests?arqs=%s' % arq)
 
 
+def test_fpga_program_longer_than_an_rpc_timeout(stack, nova, service,
+                                                 program_with):
+    """The conductor waits for a programming as long as the agent lets
+    it run ([agent] fpga_program_timeout), not an RPC call's default
+    timeout."""
+    stack.aio.conf.set_override('rpc_response_timeout', 1)
+    try:
+        program_with('sleep 2; exit 0', timeout=10)
+        dep, arq, bitstream = _fpga_bind(stack, service)
+        shown = _wait_resolved(service, arq)
+    finally:
+        stack.aio.conf.clear_override('rpc_response_timeout')
+    assert shown['state'] == 'Bound', shown
+    assert [e['status'] for e in _events_for(nova, arq)] == ['completed']
+    service.delete('/accelerator_requests?arqs=%s' % arq)
+
+
 def test_fpga_program_failure(stack, nova, service, program_with):
     program_with('echo "bad bitstream" >&2; exit 3')
     dep, arq, _ = _fpga_bind(stack, service)
