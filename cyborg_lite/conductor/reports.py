@@ -23,6 +23,9 @@ from cyborg_lite.db import reports as db_reports
 LOG = logging.getLogger(__name__)
 
 rp_uuid_of = placement_mirror.rp_uuid_of
+# How often a report that other reports of its host keep overtaking is
+# diffed again before it fails (the agent sends it again).
+REPORT_ATTEMPTS = 5
 
 
 class ReportService:
@@ -33,18 +36,33 @@ class ReportService:
         self._lock = threading.Lock()
 
     def report(self, hostname, devices, digest=None):
-        """Apply one host's report; returns a summary of what changed."""
+        """Apply one host's report; returns a summary of what changed.
+
+        A report that another report of the host overtook (its diff was
+        made from a state that changed before it was written) loads the
+        host again and makes a new diff, up to REPORT_ATTEMPTS times.
+        """
         reported = [model.DriverDevice.from_dict(d) for d in devices]
         digest = digest or model.report_digest(reported)
-        if db_reports.get_digest(self._db, hostname) == digest:
-            if self._needs_sync(hostname):
-                self._mirror_host(hostname)
-            return {'changed': False}
-        stored = db_reports.load_host(self._db, hostname)
-        diff = inventory.diff_host(stored, reported)
-        kept = db_reports.apply_diff(
-            self._db, hostname, diff, digest, rp_uuid_of,
-            reported_cpids=[d.controlpath_info for d in reported])
+        for attempt in range(1, REPORT_ATTEMPTS + 1):
+            stored_digest = db_reports.get_digest(self._db, hostname)
+            if stored_digest == digest:
+                if self._needs_sync(hostname):
+                    self._mirror_host(hostname)
+                return {'changed': False}
+            stored = db_reports.load_host(self._db, hostname)
+            diff = inventory.diff_host(stored, reported)
+            try:
+                kept = db_reports.apply_diff(
+                    self._db, hostname, diff, digest, rp_uuid_of,
+                    reported_cpids=[d.controlpath_info for d in reported],
+                    diffed_digest=stored_digest)
+                break
+            except db_reports.StaleReport:
+                if attempt == REPORT_ATTEMPTS:
+                    raise
+                LOG.debug('Report from %s overtaken by another; diffing '
+                          'again', hostname)
         if self._needs_sync(hostname):
             self._mirror_host(hostname)
         elif self._mirror is not None and not diff.empty:

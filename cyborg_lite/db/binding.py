@@ -352,7 +352,10 @@ def fail_bind(db, uuid, sources, handle_id=_ANY_HANDLE, bind_fields=None,
                  _holds(row.attach_handle_id)]
         if older_than is not None:
             guard.append(ARQS.c.updated_at < older_than)
-        values = dict(bind_fields or {}, attach_handle_id=None)
+        # The deployable goes with the handle: a failed ARQ holds
+        # nothing that would keep a report from removing the device.
+        values = dict(bind_fields or {}, attach_handle_id=None,
+                      deployable_id=None)
         if not conn.execute(
                 sa.update(ARQS).where(*guard)
                 .values(state=states.BIND_FAILED,

@@ -8,6 +8,7 @@ per-host digest lets an unchanged report stop after one indexed read.
 
 import collections
 
+from oslo_db import exception as db_exc
 from oslo_utils import uuidutils
 import sqlalchemy as sa
 
@@ -22,12 +23,31 @@ def get_digest(db, hostname):
             models.HostReport.hostname == hostname))
 
 
-def _set_digest(session, hostname, digest):
-    done = session.execute(sa.update(models.HostReport)
-                           .where(models.HostReport.hostname == hostname)
-                           .values(digest=digest)).rowcount
-    if not done:
-        session.add(models.HostReport(hostname=hostname, digest=digest))
+class StaleReport(Exception):
+    """Another report of the host was applied after this one's diff was
+    made: load the host again and make a new diff."""
+
+
+def _swap_digest(session, hostname, expected, digest):
+    """Compare-and-swap the host's digest from ``expected`` (None: the
+    host has none yet) to ``digest``; StaleReport if it changed. Done
+    first in a report's transaction, it also makes a concurrent report
+    of the host wait for this one's commit (the row's lock), then fail
+    its own swap."""
+    done = session.execute(
+        sa.update(models.HostReport)
+        .where(models.HostReport.hostname == hostname,
+               models.HostReport.digest == expected)
+        .values(digest=digest)).rowcount
+    if done:
+        return
+    if expected is not None:
+        raise StaleReport(hostname)
+    session.add(models.HostReport(hostname=hostname, digest=digest))
+    try:
+        session.flush()
+    except db_exc.DBDuplicateEntry:
+        raise StaleReport(hostname) from None
 
 
 def load_host(db, hostname):
@@ -206,9 +226,15 @@ def _change_deployable(session, device_id, cpid_id, change):
 
 
 @engine.retry_on_conflict()
-def apply_diff(db, hostname, diff, digest, rp_uuid_of, reported_cpids=()):
+def apply_diff(db, hostname, diff, digest, rp_uuid_of, reported_cpids=(),
+               diffed_digest=None):
     """Write a host diff and the new digest in one transaction.
 
+    ``diffed_digest`` is the host's digest when the stored devices that
+    the diff was made from were read (None: the host had none); if
+    another report changed it since, nothing is written and StaleReport
+    is raised, so that two reports of one host (two conductors, or an
+    agent that sent again) never both apply a diff of the same state.
     ``rp_uuid_of(name)`` gives a new deployable's resource provider uuid;
     ``reported_cpids`` are the devices in the report, which are no longer
     vanished if they were.
@@ -217,6 +243,7 @@ def apply_diff(db, hostname, diff, digest, rp_uuid_of, reported_cpids=()):
     """
     kept = []
     with db.writer() as session:
+        _swap_digest(session, hostname, diffed_digest, digest)
         for dev in diff.added:
             if _device_row(session, hostname, dev.controlpath_info) is None:
                 _add_device(session, hostname, dev, rp_uuid_of)
@@ -226,7 +253,6 @@ def apply_diff(db, hostname, diff, digest, rp_uuid_of, reported_cpids=()):
         for change in diff.changed:
             _change_device(session, hostname, change, rp_uuid_of)
         _unmark_vanished(session, hostname, list(reported_cpids))
-        _set_digest(session, hostname, digest)
     return kept
 
 
