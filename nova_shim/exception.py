@@ -108,6 +108,12 @@ class InstanceEventTimeout(NovaShimException):
     msg_fmt = 'Timed out waiting for events %(events)s of %(instance_uuid)s.'
 
 
+class InstanceDeleting(NovaShimException):
+    """The instance is being deleted: what waited on it stops."""
+
+    msg_fmt = 'Instance %(instance_id)s is being deleted.'
+
+
 class Forbidden(NovaShimException):
     msg_fmt = 'Policy does not allow %(action)s to be performed.'
 

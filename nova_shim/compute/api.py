@@ -75,6 +75,7 @@ ERRORS: list[tuple[type, int, str]] = [
     (exception.FlavorNotFound, 400, 'badRequest'),
     (exception.InstanceInvalidState, 409, 'conflictingRequest'),
     (exception.InstanceNotReady, 409, 'conflictingRequest'),
+    (exception.InstanceDeleting, 409, 'conflictingRequest'),
     (exception.ForbiddenWithAccelerators, 400, 'badRequest'),
     (exception.NotSupported, 400, 'badRequest'),
     (exception.InvalidRequest, 400, 'badRequest'),

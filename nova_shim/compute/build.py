@@ -228,7 +228,8 @@ def build_instances(deps: ComputeDeps, ctx: RequestContext,
     failure: Exception | None = None
     for uuid in instance_uuids:
         try:
-            plans[uuid] = schedule(deps, ctx, deps.db.get(uuid))
+            with deps.locks.hold(uuid):
+                plans[uuid] = schedule(deps, ctx, deps.db.get(uuid))
         except exception.InstanceNotFound:
             continue  # deleted while the request was scheduled
         except Exception as exc:  # noqa: BLE001 - ends in ERROR below
@@ -264,11 +265,14 @@ def build_instances(deps: ComputeDeps, ctx: RequestContext,
 
 def _build_one(deps: ComputeDeps, ctx: RequestContext, instance_uuid: str,
                plan: Plan) -> None:
-    try:
-        run_attempts(deps, ctx, instance_uuid, plan, states.SCHEDULING)
-        LOG.info('instance %s: built', instance_uuid)
-    except Exception as exc:  # noqa: BLE001 - every failure ends in ERROR
-        fail_instance(deps, ctx, instance_uuid, exc)
+    """Build one instance, holding its lock: a delete meanwhile waits,
+    then cleans up what the build made."""
+    with deps.locks.hold(instance_uuid):
+        try:
+            run_attempts(deps, ctx, instance_uuid, plan, states.SCHEDULING)
+            LOG.info('instance %s: built', instance_uuid)
+        except Exception as exc:  # noqa: BLE001 - every failure: ERROR
+            fail_instance(deps, ctx, instance_uuid, exc)
 
 
 def fail_instance(deps: ComputeDeps, ctx: RequestContext,

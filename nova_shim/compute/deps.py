@@ -7,13 +7,14 @@ from oslo_config import cfg
 
 from nova_shim.compute.db import Database
 from nova_shim.compute.events import InstanceEvents
+from nova_shim.compute.locks import InstanceLocks
 from nova_shim.virt.libvirt import LibvirtDriver
 
 
 @dataclasses.dataclass
 class ComputeDeps:
-    """The config, instance DB, hypervisor driver, event registry and
-    Placement adapter of one compute service."""
+    """The config, instance DB, hypervisor driver, event registry,
+    Placement adapter and instance locks of one compute service."""
 
     conf: cfg.ConfigOpts
     db: Database
@@ -23,3 +24,4 @@ class ComputeDeps:
     host: str
     # hypervisor hostname -> compute-node provider uuid
     nodes: dict[str, str] = dataclasses.field(default_factory=dict)
+    locks: InstanceLocks = dataclasses.field(default_factory=InstanceLocks)

@@ -26,6 +26,8 @@ class EventWaiter:
         self.instance_uuid = instance_uuid
         self.expected = set(keys)
         self.received: dict[EventKey, str] = {}
+        # Set when the instance is deleted: the wait ends at once.
+        self.cancelled = False
 
     @property
     def done(self) -> bool:
@@ -38,13 +40,17 @@ class EventWaiter:
     def wait(self, timeout: float) -> dict[EventKey, str]:
         """Until every event came, or one ``failed``: the statuses.
 
-        Raises InstanceEventTimeout after ``timeout`` seconds.
+        Raises InstanceEventTimeout after ``timeout`` seconds, and
+        InstanceDeleting as soon as the instance's waits are cleared.
         """
         deadline = time.monotonic() + timeout
         cond = self._registry.condition
         try:
             with cond:
                 while not self.done and 'failed' not in self.received.values():
+                    if self.cancelled:
+                        raise exception.InstanceDeleting(
+                            instance_id=self.instance_uuid)
                     left = deadline - time.monotonic()
                     if left <= 0:
                         missing = sorted(self.expected - set(self.received))
@@ -94,7 +100,9 @@ class InstanceEvents:
                 self._waiters.pop(waiter.instance_uuid, None)
 
     def clear(self, instance_uuid: str) -> None:
-        """Drop every waiter of an instance (it is being deleted)."""
+        """Drop every waiter of an instance (it is being deleted, or its
+        build failed); a wait of theirs ends with InstanceDeleting."""
         with self.condition:
-            self._waiters.pop(instance_uuid, None)
+            for waiter in self._waiters.pop(instance_uuid, []):
+                waiter.cancelled = True
             self.condition.notify_all()

@@ -103,62 +103,68 @@ class ComputeManager:
                          [i.uuid for i in instances], min_count)
         return instances
 
+    def _locked(self, uuid: str, operation, *args):
+        """``operation(deps, *args)`` holding the instance's lock."""
+        with self.deps.locks.hold(uuid):
+            return operation(self.deps, *args)
+
     def start_instance(self, ctx: RequestContext, uuid: str) -> Instance:
-        return lifecycle.start(self.deps, ctx, uuid)
+        return self._locked(uuid, lifecycle.start, ctx, uuid)
 
     def stop_instance(self, ctx: RequestContext, uuid: str) -> Instance:
-        return lifecycle.stop(self.deps, ctx, uuid)
+        return self._locked(uuid, lifecycle.stop, ctx, uuid)
 
     def reboot_instance(self, ctx: RequestContext, uuid: str,
                         reboot_type: str) -> Instance:
-        return lifecycle.reboot(self.deps, ctx, uuid, reboot_type)
+        return self._locked(uuid, lifecycle.reboot, ctx, uuid, reboot_type)
 
     def pause_instance(self, ctx: RequestContext, uuid: str) -> Instance:
-        return lifecycle.pause(self.deps, ctx, uuid)
+        return self._locked(uuid, lifecycle.pause, ctx, uuid)
 
     def unpause_instance(self, ctx: RequestContext, uuid: str) -> Instance:
-        return lifecycle.unpause(self.deps, ctx, uuid)
+        return self._locked(uuid, lifecycle.unpause, ctx, uuid)
 
     def rebuild_instance(self, ctx: RequestContext, uuid: str) -> Instance:
-        return lifecycle.rebuild(self.deps, ctx, uuid)
+        return self._locked(uuid, lifecycle.rebuild, ctx, uuid)
 
     def shelve_instance(self, ctx: RequestContext, uuid: str) -> Instance:
-        return shelve.shelve(self.deps, ctx, uuid)
+        return self._locked(uuid, shelve.shelve, ctx, uuid)
 
     def shelve_offload_instance(self, ctx: RequestContext,
                                 uuid: str) -> Instance:
-        return shelve.shelve_offload(self.deps, ctx, uuid)
+        return self._locked(uuid, shelve.shelve_offload, ctx, uuid)
 
     def unshelve_instance(self, ctx: RequestContext, uuid: str) -> Instance:
         instance = shelve.begin_unshelve(self.deps, uuid)
-        self._background('unshelve-%s' % uuid, shelve.unshelve, self.deps,
-                         ctx, uuid)
+        self._background('unshelve-%s' % uuid, self._locked, uuid,
+                         shelve.unshelve, ctx, uuid)
         return instance
 
     def rescue_instance(self, ctx: RequestContext, uuid: str) -> Instance:
-        return lifecycle.rescue(self.deps, ctx, uuid)
+        return self._locked(uuid, lifecycle.rescue, ctx, uuid)
 
     def unrescue_instance(self, ctx: RequestContext, uuid: str) -> Instance:
-        return lifecycle.unrescue(self.deps, ctx, uuid)
+        return self._locked(uuid, lifecycle.unrescue, ctx, uuid)
 
     def evacuate_instance(self, ctx: RequestContext, uuid: str,
                           host: str | None = None) -> Instance:
         """Check and start an evacuation; it goes on in the background
         (:mod:`nova_shim.compute.evacuate`)."""
         instance = evacuate.begin(self.deps, uuid, host)
-        self._background('evacuate-%s' % uuid, evacuate.evacuate, self.deps,
-                         ctx, uuid, host)
+        self._background('evacuate-%s' % uuid, self._locked, uuid,
+                         evacuate.evacuate, ctx, uuid, host)
         return instance
 
     def snapshot_instance(self, ctx: RequestContext, uuid: str, name: str,
                           metadata: dict) -> snapshot.ImageResult:
-        return snapshot.snapshot(self.deps, ctx, uuid, name, metadata)
+        return self._locked(uuid, snapshot.snapshot, ctx, uuid, name,
+                            metadata)
 
     def backup_instance(self, ctx: RequestContext, uuid: str, name: str,
                         backup_type: str, rotation: int,
                         metadata: dict) -> snapshot.ImageResult:
-        return snapshot.backup(self.deps, ctx, uuid, name, backup_type,
-                               rotation, metadata)
+        return self._locked(uuid, snapshot.backup, ctx, uuid, name,
+                            backup_type, rotation, metadata)
 
     def refuse(self, uuid: str, action: str) -> None:
         """Resize, migrations, suspend and resume: always refused."""
@@ -169,9 +175,24 @@ class ComputeManager:
 
     def delete_instance(self, ctx: RequestContext, uuid: str) -> None:
         """Destroy and undefine the guest, delete its ARQs, free its
-        allocation, forget the instance. Allowed in any state."""
-        instance = self.deps.db.update(uuid, task_state=states.DELETING)
+        allocation, forget the instance. Allowed in any state.
+
+        The instance is marked DELETING and the events it waits for are
+        cancelled first, so that a build waiting for its binds stops;
+        then, holding the instance's lock, which waits for whatever runs
+        on it to end, the cleanup reads the instance afresh and undoes
+        all of it."""
+        self.deps.db.update(uuid, task_state=states.DELETING)
         self.deps.events.clear(uuid)
+        with self.deps.locks.hold(uuid):
+            try:
+                instance = self.deps.db.get(uuid)
+            except exception.InstanceNotFound:
+                return  # deleted by a delete that ran meanwhile
+            self._delete(ctx, instance)
+
+    def _delete(self, ctx: RequestContext, instance: Instance) -> None:
+        uuid = instance.uuid
         self.deps.driver.destroy(uuid)
         accelerators.delete_arqs(self.deps, ctx, instance)
         if instance.allocation_claimed or instance.vm_state == \
