@@ -55,7 +55,9 @@ DEPLOYABLES = db_api.DEPLOYABLES
 
 
 # The deployable and up to _CANDIDATES of its free handles: one row with
-# NULL handle columns when it has none free, no row when it is unknown.
+# NULL handle columns when it has none free (or its device has vanished
+# from its host's reports: nothing is bound to a card that is gone), no
+# row when it is unknown.
 # Any free handles will do, so there is no ORDER BY: the database stops
 # at the first few that the (deployable_id, in_use, id) index yields, in
 # id order in practice, instead of reading and sorting every free handle
@@ -68,9 +70,12 @@ _DEPLOYABLE_AND_FREE_HANDLES = (
               HANDLES.c.id.label('handle_id'),
               HANDLES.c.uuid.label('handle_uuid'), HANDLES.c.attach_type,
               HANDLES.c.attach_info)
-    .select_from(DEPLOYABLES.outerjoin(HANDLES, sa.and_(
-        HANDLES.c.deployable_id == DEPLOYABLES.c.id,
-        HANDLES.c.in_use.is_(False))))
+    .select_from(DEPLOYABLES.join(
+        db_api.DEVICES, db_api.DEVICES.c.id == DEPLOYABLES.c.device_id)
+        .outerjoin(HANDLES, sa.and_(
+            HANDLES.c.deployable_id == DEPLOYABLES.c.id,
+            HANDLES.c.in_use.is_(False),
+            db_api.DEVICES.c.vanished.is_(False))))
     .where(DEPLOYABLES.c.rp_uuid == sa.bindparam('rp_uuid'))
     .limit(_CANDIDATES)
     .subquery('candidates'))

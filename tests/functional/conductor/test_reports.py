@@ -217,6 +217,18 @@ def test_vanished_device_kept_until_its_arq_goes(stack, placement):
                  db_reports.load_host(stack.aio.db, hostname)]
         assert len(cpids) == 2
         assert placement.provider(rp) is not None
+        # Nothing more is bound to the card that is gone: the bind
+        # fails (no free handle), as upstream fails a bind it cannot do.
+        other = admin.post('/accelerator_requests', json={
+            'device_profile_name': name}).json()['arqs'][0]['uuid']
+        resp = service.patch('/accelerator_requests',
+                             json=cyborg_api.bind_patch(
+                                 [other], hostname, rp, str(uuid.uuid4())))
+        assert resp.status_code == 409, resp.text
+        assert admin.get('/accelerator_requests/%s' % other).json()[
+            'state'] == 'BindFailed'
+        assert service.delete('/accelerator_requests?arqs=%s'
+                              % other).status_code == 204
 
         resp = service.delete('/accelerator_requests?arqs=%s' % arq)
         assert resp.status_code == 204, resp.text
