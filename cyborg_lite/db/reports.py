@@ -23,6 +23,11 @@ def get_digest(db, hostname):
             models.HostReport.hostname == hostname))
 
 
+# The digest stored while a report is not fully applied: it matches no
+# report's digest.
+PENDING_DIGEST = 'pending'
+
+
 class StaleReport(Exception):
     """Another report of the host was applied after this one's diff was
     made: load the host again and make a new diff."""
@@ -176,7 +181,10 @@ def _remove_device(session, hostname, dev):
     return True
 
 
-def _change_device(session, hostname, change, rp_uuid_of):
+def _change_device(session, hostname, change, rp_uuid_of) -> bool:
+    """Apply a device's change; False if a removal had to wait for an
+    ARQ to let go of a handle."""
+    complete = True
     device, cpid_id = _device_row(session, hostname,
                                   change.new.controlpath_info)
     if change.columns_changed:
@@ -192,11 +200,15 @@ def _change_device(session, hostname, change, rp_uuid_of):
             models.Deployable.name.in_(names))))
         if not _in_use(session, ids):
             _delete_deployables(session, ids)
+        else:
+            complete = False
     for dep_change in change.deployables_changed:
-        _change_deployable(session, device.id, cpid_id, dep_change)
+        complete &= _change_deployable(session, device.id, cpid_id,
+                                       dep_change)
+    return complete
 
 
-def _change_deployable(session, device_id, cpid_id, change):
+def _change_deployable(session, device_id, cpid_id, change) -> bool:
     row = session.scalars(sa.select(models.Deployable).where(
         models.Deployable.device_id == device_id,
         models.Deployable.name == change.new.name)).one()
@@ -212,17 +224,19 @@ def _change_deployable(session, device_id, cpid_id, change):
                                          key=attr.key, value=attr.value))
     _add_handles(session, row.id, cpid_id, change.handles_added)
     removed = [h.attach_info for h in change.handles_removed]
+    complete = True
     if removed:
         # A handle in use stays until its ARQ lets it go.
-        session.execute(sa.delete(models.AttachHandle).where(
+        complete = session.execute(sa.delete(models.AttachHandle).where(
             models.AttachHandle.deployable_id == row.id,
             models.AttachHandle.attach_info.in_(removed),
-            models.AttachHandle.in_use.is_(False)))
+            models.AttachHandle.in_use.is_(False))).rowcount == len(removed)
     for handle in change.handle_types_changed:
         session.execute(sa.update(models.AttachHandle).where(
             models.AttachHandle.deployable_id == row.id,
             models.AttachHandle.attach_info == handle.attach_info)
             .values(attach_type=handle.attach_type))
+    return complete
 
 
 @engine.retry_on_conflict()
@@ -250,8 +264,18 @@ def apply_diff(db, hostname, diff, digest, rp_uuid_of, reported_cpids=(),
         for dev in diff.removed:
             if not _remove_device(session, hostname, dev):
                 kept.append(dev)
+        complete = True
         for change in diff.changed:
-            _change_device(session, hostname, change, rp_uuid_of)
+            complete &= _change_device(session, hostname, change,
+                                       rp_uuid_of)
+        if not complete:
+            # A handle or deployable the report no longer has stays
+            # while an ARQ holds it: the host is not yet as reported, so
+            # the next report, even unchanged, is diffed again and
+            # removes it once the ARQ has let go.
+            session.execute(sa.update(models.HostReport)
+                            .where(models.HostReport.hostname == hostname)
+                            .values(digest=PENDING_DIGEST))
         _unmark_vanished(session, hostname, list(reported_cpids))
     return kept
 
