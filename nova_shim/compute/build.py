@@ -276,9 +276,11 @@ def _build_one(deps: ComputeDeps, ctx: RequestContext, instance_uuid: str,
 
 
 def fail_instance(deps: ComputeDeps, ctx: RequestContext,
-                  instance_uuid: str, exc: Exception) -> None:
-    """Clean up after a failed build, unshelve or evacuation: ERROR,
-    nothing held."""
+                  instance_uuid: str, exc: Exception,
+                  vm_state: str = states.ERROR) -> None:
+    """Clean up after a failed build, unshelve or evacuation: nothing
+    held, no host, and ``vm_state`` (ERROR; an unshelve of an offloaded
+    instance goes back to SHELVED_OFFLOADED)."""
     expected = isinstance(exc, exception.NovaShimException)
     LOG.error('instance %s: build failed: %s', instance_uuid, exc,
               exc_info=not expected)
@@ -293,7 +295,7 @@ def fail_instance(deps: ComputeDeps, ctx: RequestContext,
     release_allocation(deps, instance)
     deps.events.clear(instance_uuid)
     # As Nova's compute after an aborted build: no host, no node.
-    deps.db.update(instance_uuid, vm_state=states.ERROR, task_state=None,
+    deps.db.update(instance_uuid, vm_state=vm_state, task_state=None,
                    power_state=int(states.PowerState.NOSTATE),
                    arq_uuids=[], fault=str(exc), host=None, node=None,
                    compute_node_uuid=None)

@@ -106,8 +106,11 @@ def unpause(deps: ComputeDeps, ctx: RequestContext, uuid: str) -> Instance:
 
 
 def rebuild(deps: ComputeDeps, ctx: RequestContext, uuid: str) -> Instance:
-    """Re-create the guest on the same host with the same ARQs."""
+    """Re-create the guest on the same host with the same ARQs; a
+    stopped instance is powered off again afterwards, as Nova brings a
+    rebuilt instance back to its state."""
     instance = begin(deps, uuid, 'rebuild', states.REBUILDING)
+    was_stopped = instance.vm_state == states.STOPPED
 
     def work() -> None:
         arqs: list[dict] = []
@@ -117,7 +120,10 @@ def rebuild(deps: ComputeDeps, ctx: RequestContext, uuid: str) -> Instance:
         deps.db.update(uuid, task_state=states.REBUILD_SPAWNING)
         deps.driver.destroy(uuid)
         deps.driver.spawn(build.guest_spec(instance), arqs)
-    return run(deps, instance, work, states.ACTIVE)
+        if was_stopped:
+            deps.driver.power_off(uuid)
+    return run(deps, instance, work,
+               states.STOPPED if was_stopped else states.ACTIVE)
 
 
 def rescue_disk_path(deps: ComputeDeps, uuid: str) -> str:

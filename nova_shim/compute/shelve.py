@@ -53,7 +53,12 @@ def begin_unshelve(deps: ComputeDeps, uuid: str) -> Instance:
 
 
 def unshelve(deps: ComputeDeps, ctx: RequestContext, uuid: str) -> None:
-    """Finish an unshelve :func:`begin_unshelve` started; never raises."""
+    """Finish an unshelve :func:`begin_unshelve` started; never raises.
+
+    An offloaded instance that cannot be unshelved (no host has room, its
+    accelerators do not bind) goes back to SHELVED_OFFLOADED holding
+    nothing, as Nova leaves it, so that it can be unshelved again later;
+    one shelved on its host that cannot be powered on ends in ERROR."""
     instance = deps.db.get(uuid)
     try:
         if instance.vm_state == states.SHELVED:
@@ -64,5 +69,9 @@ def unshelve(deps: ComputeDeps, ctx: RequestContext, uuid: str) -> None:
         else:
             build.place_and_spawn(deps, ctx, instance, states.UNSHELVING)
         LOG.info('instance %s: unshelved', uuid)
-    except Exception as exc:  # noqa: BLE001 - every failure ends in ERROR
-        build.fail_instance(deps, ctx, uuid, exc)
+    except Exception as exc:  # noqa: BLE001 - every failure is recorded
+        build.fail_instance(
+            deps, ctx, uuid, exc,
+            states.SHELVED_OFFLOADED
+            if instance.vm_state == states.SHELVED_OFFLOADED
+            else states.ERROR)

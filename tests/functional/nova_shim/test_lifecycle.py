@@ -15,6 +15,7 @@ pytest.importorskip('placement_stub.fixture')
 
 from nova_shim.virt import libvirt as virt  # noqa: E402
 from tests.functional.nova_shim.test_lifecycle_chain import Chain  # noqa
+from tests.functional.nova_shim.test_lifecycle_chain import HEADERS  # noqa
 
 DP = 'lifecycle-fpga'
 REFUSED = ('resize', 'migrate', 'os-migrateLive', 'suspend', 'resume')
@@ -130,6 +131,45 @@ def test_shelve_offload_and_unshelve(chain, server):
     shown = assert_running_with_accelerators(chain, server)
     assert [a['uuid'] for a in shown['accelerator_requests']] != old
     assert chain.allocations(server)
+
+
+def test_a_failed_unshelve_leaves_the_instance_offloaded(chain, server):
+    """No host has room (the only compute service is disabled): the
+    instance is SHELVED_OFFLOADED again, holding nothing, as Nova leaves
+    it, and unshelves once there is room."""
+    assert chain.action(server, {'shelve': None}).status_code == 202
+    chain.wait(server, 'SHELVED_OFFLOADED')
+    admin = dict(HEADERS, **{'X-Roles': 'admin,member,reader'})
+    host = chain.api('GET', '/os-services', headers=admin).json()[
+        'services'][0]['host']
+    service = {'host': host, 'binary': 'nova-compute'}
+    assert chain.api('PUT', '/os-services/disable', json=service,
+                     headers=admin).status_code == 200
+    try:
+        assert chain.action(server, {'unshelve': None}).status_code == 202
+        chain.service.manager.wait_for_background()
+        failed = chain.wait(server, 'SHELVED_OFFLOADED')
+        assert failed['OS-EXT-SRV-ATTR:host'] is None
+        assert chain.cyborg_arqs(server) == []
+        assert chain.allocations(server) == {}
+    finally:
+        assert chain.api('PUT', '/os-services/enable', json=service,
+                         headers=admin).status_code == 200
+    assert chain.action(server, {'unshelve': None}).status_code == 202
+    chain.wait(server, 'ACTIVE')
+    assert_running_with_accelerators(chain, server)
+
+
+def test_rebuild_of_a_stopped_instance_leaves_it_stopped(chain, server):
+    arqs = [a['uuid'] for a in chain.show(server)['accelerator_requests']]
+    assert chain.action(server, {'os-stop': None}).status_code == 202
+    chain.wait(server, 'SHUTOFF')
+    resp = chain.action(server, {'rebuild': {'imageRef': 'any'}})
+    assert resp.status_code == 202, resp.text
+    rebuilt = chain.wait(server, 'SHUTOFF')
+    assert [a['uuid'] for a in rebuilt['accelerator_requests']] == arqs
+    assert chain.action(server, {'os-start': None}).status_code == 202
+    assert_running_with_accelerators(chain, server, arqs)
 
 
 def test_shelve_then_shelve_offload(chain, server):
