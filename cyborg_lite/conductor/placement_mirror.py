@@ -57,7 +57,8 @@ class PlacementMirror:
 
         ``kept`` are removed devices the DB keeps (vanished, a handle in
         use) and ``kept_names`` removed deployables it keeps: their
-        providers stay too.
+        providers stay too. Returns the names of the removed deployables
+        whose providers Placement kept (still allocated).
         """
         kept_cpids = {d.controlpath_info for d in kept}
         kept_names = set(kept_names)
@@ -82,14 +83,15 @@ class PlacementMirror:
                 self._write(parent, dep)
         for dep_change in changed:
             self._update(dep_change.old, dep_change.new)
-        self.delete_deployables(d.name for d in removed)
+        return self.delete_deployables(d.name for d in removed)
 
     def sync_host(self, hostname, devices):
         """Make Placement hold exactly ``devices`` (as stored) for a host.
 
         Creates or fixes every deployable's provider, and deletes child
         providers of the compute node that look like ours (uuid derived
-        from the name) but whose deployable is gone.
+        from the name) but whose deployable is gone. Returns the names of
+        those kept because an allocation still uses them.
         """
         deployables = [dep for dev in devices for dep in dev.deployables]
         parent = self._parent(hostname)
@@ -100,11 +102,12 @@ class PlacementMirror:
         stale = [rp['name'] for rp in self._children(parent)
                  if rp['uuid'] not in wanted
                  and rp['uuid'] == rp_uuid_of(rp['name'])]
-        self.delete_deployables(stale)
+        return self.delete_deployables(stale)
 
     def delete_deployables(self, names):
         """Delete the providers of deployables ``names``; a provider in
-        use (409) is kept with a warning."""
+        use (409) is kept with a warning. Returns the names kept."""
+        kept = []
         for name in names:
             rp_uuid = rp_uuid_of(name)
             try:
@@ -116,6 +119,8 @@ class PlacementMirror:
                     raise
                 LOG.warning('Resource provider %s (%s) is in use; kept: %s',
                             name, rp_uuid, exc.message)
+                kept.append(name)
+        return kept
 
     def set_reserved(self, rp_uuid, rc, reserved):
         """Reserve (device disabled) or free (enabled) an inventory."""

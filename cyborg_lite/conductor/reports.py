@@ -79,11 +79,15 @@ class ReportService:
     def _mirror_host(self, hostname):
         """Mirror the host's stored devices in full (no DB write)."""
         try:
-            self._mirror.sync_host(hostname,
-                                   db_reports.load_host(self._db, hostname))
+            kept = self._mirror.sync_host(
+                hostname, db_reports.load_host(self._db, hostname))
         except Exception:
             LOG.exception('Mirroring host %s into Placement failed; the '
                           'next report tries again', hostname)
+            return
+        if kept:
+            LOG.info('Providers %s of host %s are still allocated; the next '
+                     'report deletes them', ', '.join(kept), hostname)
             return
         with self._lock:
             self._synced.add(hostname)
@@ -97,17 +101,36 @@ class ReportService:
                           db_reports.load_host(self._db, hostname)
                           for dep in dev.deployables}
         try:
-            self._mirror.apply(hostname, diff, kept, kept_names)
+            still_allocated = self._mirror.apply(hostname, diff, kept,
+                                                 kept_names)
         except Exception:
             LOG.exception('Placement update for host %s failed; the next '
                           'report mirrors the host in full', hostname)
+            still_allocated = True
+        if still_allocated:
             with self._lock:
                 self._synced.discard(hostname)
 
     def deployables_purged(self, names):
-        """Delete the providers of deployables the DB has purged."""
-        if self._mirror is not None and names:
-            self._mirror.delete_deployables(names)
+        """Delete the providers of deployables the DB has purged. One
+        that Placement keeps (an allocation still uses it: Nova deletes
+        an instance's ARQs before its allocation) or that could not be
+        deleted goes at the next report of its host, which mirrors the
+        host in full."""
+        if self._mirror is None or not names:
+            return
+        try:
+            kept = self._mirror.delete_deployables(names)
+        except Exception:
+            self._forget_synced()
+            raise
+        if kept:
+            self._forget_synced()
+
+    def _forget_synced(self):
+        """Mirror every host in full at its next report."""
+        with self._lock:
+            self._synced.clear()
 
     def set_reserved(self, deployables, status):
         """Reserve a disabled device's inventory in Placement (all of

@@ -242,6 +242,51 @@ def test_vanished_device_kept_until_its_arq_goes(stack, placement):
     assert placement.provider(rp)['name'] == dep['name']
 
 
+def test_a_purged_provider_still_allocated_goes_at_the_next_report(
+        stack, placement):
+    """Nova deletes an instance's ARQs before its allocation: the purge
+    of a vanished device then finds its provider allocated (Placement
+    keeps it, 409), and the host's next report, unchanged as it is,
+    deletes it once the allocation is gone."""
+    hostname = stack.aio.hostnames[0]
+    admin, service = stack.client(), stack.client(cyborg_api.SERVICE)
+    dep = _fpga_deployable(stack, hostname)
+    rp = dep['rp_uuid']
+    name = 'allocated-%s' % uuid.uuid4().hex[:8]
+    assert admin.post('/device_profiles', json=[{
+        'name': name, 'groups': [{'resources:FPGA': '1'}]}]).status_code == 201
+    instance = str(uuid.uuid4())
+    arq = admin.post('/accelerator_requests', json={
+        'device_profile_name': name}).json()['arqs'][0]['uuid']
+    assert service.patch('/accelerator_requests', json=cyborg_api.bind_patch(
+        [arq], hostname, rp, instance)).status_code == 202
+    nova = requests.Session()
+    nova.headers.update({'OpenStack-API-Version': 'placement 1.28',
+                         'X-Roles': 'admin', 'X-Project-Id': 'nova',
+                         'X-User-Id': 'nova'})
+    allocations = placement.url + '/allocations/' + instance
+    resp = nova.put(allocations, timeout=10, json={
+        'allocations': {rp: {'resources': {'FPGA': 1}}},
+        'project_id': 'p1', 'user_id': 'u1', 'consumer_generation': None})
+    assert resp.status_code == 204, resp.text
+    agent, driver = _fake_driver(stack, hostname)
+    specs = driver.specs
+    driver.specs = [s for s in specs if s['type'] != 'FPGA']
+    try:
+        assert agent.report()['vanished'] == 1
+        assert service.delete('/accelerator_requests?instance='
+                              + instance).status_code == 204
+        assert placement.provider(rp) is not None  # still allocated
+        assert nova.delete(allocations, timeout=10).status_code == 204
+        assert agent.report() == {'changed': False}
+        assert placement.provider(rp) is None
+    finally:
+        driver.specs = specs
+        agent.report()
+        admin.delete('/device_profiles/%s' % name)
+    assert placement.provider(rp)['name'] == dep['name']
+
+
 def test_agent_restart_duplicates_nothing(stack, placement):
     hostname = stack.aio.hostnames[0]
     admin = stack.client()
