@@ -52,13 +52,15 @@ class PlacementMirror:
 
     # -- what the conductor calls ----------------------------------------
 
-    def apply(self, hostname, diff, kept=(), kept_names=()):
+    def apply(self, hostname, diff, kept=(), kept_names=(), disabled=()):
         """Write a :class:`~cyborg_lite.conductor.inventory.HostDiff`.
 
         ``kept`` are removed devices the DB keeps (vanished, a handle in
         use) and ``kept_names`` removed deployables it keeps: their
-        providers stay too. Returns the names of the removed deployables
-        whose providers Placement kept (still allocated).
+        providers stay too. ``disabled`` names the deployables of
+        disabled devices, whose new inventories are reserved in full.
+        Returns the names of the removed deployables whose providers
+        Placement kept (still allocated).
         """
         kept_cpids = {d.controlpath_info for d in kept}
         kept_names = set(kept_names)
@@ -80,24 +82,27 @@ class PlacementMirror:
         if added:
             parent = self._parent(hostname)
             for dep in added:
-                self._write(parent, dep)
+                self._write(parent, dep, dep.name in disabled)
         for dep_change in changed:
-            self._update(dep_change.old, dep_change.new)
+            self._update(dep_change.old, dep_change.new,
+                         dep_change.new.name in disabled)
         return self.delete_deployables(d.name for d in removed)
 
-    def sync_host(self, hostname, devices):
+    def sync_host(self, hostname, devices, disabled=()):
         """Make Placement hold exactly ``devices`` (as stored) for a host.
 
         Creates or fixes every deployable's provider, and deletes child
         providers of the compute node that look like ours (uuid derived
-        from the name) but whose deployable is gone. Returns the names of
-        those kept because an allocation still uses them.
+        from the name) but whose deployable is gone. ``disabled`` names
+        the deployables of disabled devices, whose inventories are
+        reserved in full. Returns the names of the providers kept
+        because an allocation still uses them.
         """
         deployables = [dep for dev in devices for dep in dev.deployables]
         parent = self._parent(hostname)
         self._ensure_classes_and_traits(deployables)
         for dep in deployables:
-            self._write(parent, dep)
+            self._write(parent, dep, dep.name in disabled)
         wanted = {rp_uuid_of(d.name) for d in deployables}
         stale = [rp['name'] for rp in self._children(parent)
                  if rp['uuid'] not in wanted
@@ -153,38 +158,42 @@ class PlacementMirror:
         self.client.ensure_traits(sorted(
             {t for d in deployables for t in d.traits}))
 
-    def _write(self, parent, dep):
+    def _write(self, parent, dep, disabled=False):
         rp_uuid = rp_uuid_of(dep.name)
         self.client.ensure_child_provider(rp_uuid, dep.name, parent)
         if dep.resource_class:
             self._set_inventory(rp_uuid, dep.resource_class,
-                                dep.num_accelerators)
+                                dep.num_accelerators, disabled)
         else:
             LOG.warning('Deployable %s has no resource class; its '
                         'provider has no inventory', dep.name)
         self.client.set_traits(rp_uuid, dep.traits)
 
-    def _update(self, old, new):
+    def _update(self, old, new, disabled=False):
         rp_uuid = rp_uuid_of(new.name)
         old_rc, new_rc = old.resource_class, new.resource_class
         if new_rc and (new_rc != old_rc or
                        new.num_accelerators != old.num_accelerators):
-            self._set_inventory(rp_uuid, new_rc, new.num_accelerators)
+            self._set_inventory(rp_uuid, new_rc, new.num_accelerators,
+                                disabled)
         if old_rc and old_rc != new_rc:
             self._delete_inventory(rp_uuid, old_rc)
         if old.traits != new.traits:
             self.client.set_traits(rp_uuid, new.traits)
         LOG.info('Updated resource provider %s', new.name)
 
-    def _set_inventory(self, rp_uuid, rc, total):
-        """``total`` and ``max_unit`` of ``rc``; a fully reserved
-        (disabled) inventory stays fully reserved."""
+    def _set_inventory(self, rp_uuid, rc, total, disabled=False):
+        """``total`` and ``max_unit`` of ``rc``; the inventory of a
+        disabled device, new or not, and one fully reserved already, is
+        reserved in full."""
         self.client.ensure_resource_class(rc)
 
         def change(inv):
             if inv is None:
-                return {'total': total, 'reserved': 0, 'max_unit': total}
-            full = inv['total'] > 0 and inv['reserved'] >= inv['total']
+                return {'total': total, 'reserved': total if disabled else 0,
+                        'max_unit': total}
+            full = disabled or (inv['total'] > 0 and
+                                inv['reserved'] >= inv['total'])
             reserved = total if full else min(inv['reserved'], total)
             if (inv['total'], inv['max_unit'], inv['reserved']) == (
                     total, total, reserved):

@@ -80,7 +80,8 @@ class ReportService:
         """Mirror the host's stored devices in full (no DB write)."""
         try:
             kept = self._mirror.sync_host(
-                hostname, db_reports.load_host(self._db, hostname))
+                hostname, db_reports.load_host(self._db, hostname),
+                db_reports.disabled_deployables(self._db, hostname))
         except Exception:
             LOG.exception('Mirroring host %s into Placement failed; the '
                           'next report tries again', hostname)
@@ -101,8 +102,9 @@ class ReportService:
                           db_reports.load_host(self._db, hostname)
                           for dep in dev.deployables}
         try:
-            still_allocated = self._mirror.apply(hostname, diff, kept,
-                                                 kept_names)
+            still_allocated = self._mirror.apply(
+                hostname, diff, kept, kept_names,
+                db_reports.disabled_deployables(self._db, hostname))
         except Exception:
             LOG.exception('Placement update for host %s failed; the next '
                           'report mirrors the host in full', hostname)

@@ -55,6 +55,18 @@ def _swap_digest(session, hostname, expected, digest):
         raise StaleReport(hostname) from None
 
 
+def disabled_deployables(db, hostname):
+    """Names of the host's deployables whose device is disabled
+    (``maintaining``): their inventory is reserved in full."""
+    with db.reader() as session:
+        return set(session.scalars(
+            sa.select(models.Deployable.name)
+            .join(models.Device,
+                  models.Device.id == models.Deployable.device_id)
+            .where(models.Device.hostname == hostname,
+                   models.Device.status == 'maintaining')))
+
+
 def load_host(db, hostname):
     """``[DriverDevice]`` of a host as stored."""
     with db.reader() as session:

@@ -303,6 +303,36 @@ def test_agent_restart_duplicates_nothing(stack, placement):
     assert placement.children(hostname) == children
 
 
+def test_a_disabled_device_stays_reserved_when_its_class_changes(
+        stack, placement):
+    """A disabled device whose resource class changes (an operator
+    reconfigures it during maintenance) gets its new inventory reserved
+    in full: nothing is scheduled on it until it is enabled."""
+    hostname = stack.aio.hostnames[0]
+    admin = stack.client(version='2.3')
+    dep = _fpga_deployable(stack, hostname)
+    device = [d for d in admin.get('/devices?hostname=%s' % hostname).json()[
+        'devices'] if d['type'] == 'FPGA'][0]
+    agent, driver = _fake_driver(stack, hostname)
+    specs = driver.specs
+    assert admin.post('/devices/%s/disable'
+                      % device['uuid']).status_code == 200
+    try:
+        driver.specs = [dict(s, rc='CUSTOM_FPGA_MAINTAINED')
+                        if s['type'] == 'FPGA' else s for s in specs]
+        assert agent.report()['updated'] == 1
+        inventories = placement.inventories(dep['rp_uuid'])
+        assert list(inventories) == ['CUSTOM_FPGA_MAINTAINED']
+        inv = inventories['CUSTOM_FPGA_MAINTAINED']
+        assert inv['reserved'] == inv['total'] == dep['num_accelerators']
+    finally:
+        driver.specs = specs
+        agent.report()
+        assert admin.post('/devices/%s/enable'
+                          % device['uuid']).status_code == 200
+    assert placement.inventories(dep['rp_uuid'])['FPGA']['reserved'] == 0
+
+
 def test_disable_enable_reserve_in_placement(stack, placement):
     hostname = stack.aio.hostnames[0]
     admin = stack.client(version='2.3')
