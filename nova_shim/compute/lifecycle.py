@@ -119,7 +119,15 @@ def rebuild(deps: ComputeDeps, ctx: RequestContext, uuid: str) -> Instance:
             arqs = accelerators.wait_for_bound_arqs(deps, ctx, uuid, waiter)
         deps.db.update(uuid, task_state=states.REBUILD_SPAWNING)
         deps.driver.destroy(uuid)
-        deps.driver.spawn(build.guest_spec(instance), arqs)
+        try:
+            deps.driver.spawn(build.guest_spec(instance), arqs)
+        except Exception as exc:
+            # The old guest is gone and no new one runs: ERROR, as Nova
+            # leaves an instance whose rebuild failed (its ARQs stay
+            # bound, for a hard reboot or a rebuild to use again).
+            deps.db.update(uuid, vm_state=states.ERROR, fault=str(exc),
+                           power_state=int(states.PowerState.NOSTATE))
+            raise
         if was_stopped:
             deps.driver.power_off(uuid)
     return run(deps, instance, work,

@@ -13,6 +13,7 @@ import requests
 pytest.importorskip('libvirt')
 pytest.importorskip('placement_stub.fixture')
 
+from nova_shim import exception  # noqa: E402
 from nova_shim.virt import libvirt as virt  # noqa: E402
 from tests.functional.nova_shim.test_lifecycle_chain import Chain  # noqa
 from tests.functional.nova_shim.test_lifecycle_chain import HEADERS  # noqa
@@ -158,6 +159,23 @@ def test_a_failed_unshelve_leaves_the_instance_offloaded(chain, server):
     assert chain.action(server, {'unshelve': None}).status_code == 202
     chain.wait(server, 'ACTIVE')
     assert_running_with_accelerators(chain, server)
+
+
+def test_a_failed_rebuild_leaves_the_instance_in_error(chain, server,
+                                                      monkeypatch):
+    """The hypervisor refuses the rebuilt guest: no guest runs, and the
+    instance says so (ERROR with its fault), instead of ACTIVE."""
+    def refuse(spec, arqs):
+        raise exception.HypervisorError(op='spawn', instance=spec.uuid,
+                                        reason='no room for the guest')
+    monkeypatch.setattr(chain.service.deps.driver, 'spawn', refuse)
+    resp = chain.action(server, {'rebuild': {'imageRef': 'any'}})
+    assert resp.status_code == 500, resp.text
+    assert 'no room for the guest' in resp.text
+    failed = chain.show(server)
+    assert failed['status'] == 'ERROR'
+    assert 'no room for the guest' in failed['fault']['message']
+    assert failed['OS-EXT-STS:task_state'] is None
 
 
 def test_rebuild_of_a_stopped_instance_leaves_it_stopped(chain, server):
