@@ -37,9 +37,15 @@ def shelve_offload(deps: ComputeDeps, ctx: RequestContext,
                    uuid: str) -> Instance:
     instance = lifecycle.begin(deps, uuid, 'shelve_offload',
                                states.SHELVING_OFFLOADING)
-    deps.driver.destroy(uuid)
-    accelerators.delete_arqs(deps, ctx, instance)
-    build.release_allocation(deps, instance)
+    try:
+        deps.driver.destroy(uuid)
+        accelerators.delete_arqs(deps, ctx, instance)
+        build.release_allocation(deps, instance)
+    except Exception:
+        # Still SHELVED, and free to be offloaded again (each step may
+        # be done twice) or unshelved.
+        deps.db.update(uuid, task_state=None)
+        raise
     LOG.info('instance %s: offloaded from %s', uuid, instance.node)
     return deps.db.update(uuid, vm_state=states.SHELVED_OFFLOADED,
                           task_state=None, arq_uuids=[], host=None,

@@ -190,6 +190,32 @@ def test_rebuild_of_a_stopped_instance_leaves_it_stopped(chain, server):
     assert_running_with_accelerators(chain, server, arqs)
 
 
+def test_a_failed_shelve_offload_can_be_tried_again(chain, server,
+                                                   monkeypatch):
+    chain.conf.set_override('shelved_offload_time', -1, group='compute')
+    try:
+        assert chain.action(server, {'shelve': None}).status_code == 202
+    finally:
+        chain.conf.clear_override('shelved_offload_time', group='compute')
+    driver = chain.service.deps.driver
+    real = driver.destroy
+
+    def refuse(uuid):
+        raise exception.HypervisorError(op='destroy', instance=uuid,
+                                        reason='the domain is busy')
+    monkeypatch.setattr(driver, 'destroy', refuse)
+    resp = chain.action(server, {'shelveOffload': None})
+    assert resp.status_code == 500, resp.text
+    shelved = chain.show(server)
+    assert (shelved['status'], shelved['OS-EXT-STS:task_state']) == (
+        'SHELVED', None)
+    monkeypatch.setattr(driver, 'destroy', real)
+    assert chain.action(server, {'shelveOffload': None}).status_code == 202
+    assert chain.show(server)['status'] == 'SHELVED_OFFLOADED'
+    assert chain.cyborg_arqs(server) == []
+    assert chain.allocations(server) == {}
+
+
 def test_shelve_then_shelve_offload(chain, server):
     chain.conf.set_override('shelved_offload_time', -1, group='compute')
     try:
