@@ -56,6 +56,17 @@ def _project_filter(req: webob.Request) -> str | None:
     return None if ctx.is_admin else ctx.project_id
 
 
+def _visible(req: webob.Request, manager: ComputeManager, uuid: str):
+    """The instance, if the caller may see it: an admin sees every
+    instance, anyone else only those of their project; any other is
+    InstanceNotFound (404), as Nova answers."""
+    instance = manager.get(uuid)
+    project = _project_filter(req)
+    if project is not None and instance.project_id != project:
+        raise exception.InstanceNotFound(instance_id=uuid)
+    return instance
+
+
 def _listed(req: webob.Request, manager: ComputeManager) -> list:
     """The servers the caller may see, of one multi-create request if
     ``reservation_id`` is given."""
@@ -148,7 +159,7 @@ def _counts(body: dict) -> tuple[int, int]:
 
 def show_server(req: webob.Request, manager: ComputeManager,
                 uuid: str) -> webob.Response:
-    instance = manager.get(uuid)
+    instance = _visible(req, manager, uuid)
     arqs = manager.get_arqs(http.project_context(req), instance)
     return http.json_response({'server': views.server(
         instance, arqs, manager.get_hostdevs(instance))})
@@ -156,6 +167,7 @@ def show_server(req: webob.Request, manager: ComputeManager,
 
 def delete_server(req: webob.Request, manager: ComputeManager,
                   uuid: str) -> webob.Response:
+    _visible(req, manager, uuid)
     manager.delete_instance(http.project_context(req), uuid)
     return webob.Response(status=204)
 
@@ -230,7 +242,7 @@ def server_action(req: webob.Request, manager: ComputeManager,
         raise exception.InvalidRequest(
             reason='there is no such action: %s' % action)
     call, with_server = ACTIONS[action]
-    manager.get(uuid)  # 404 before anything else
+    _visible(req, manager, uuid)  # 404 before anything else
     result = call(manager, http.project_context(req), uuid, args)
     if isinstance(result, webob.Response):
         return result  # an action with an answer of its own

@@ -79,7 +79,7 @@ def steering(chain):
                _boot(chain, 'member', 'fuzz-plain'),
                _boot(chain, 'admin', 'fuzz-admin')]
     for server in servers:
-        chain.wait(server, 'ACTIVE')
+        chain.wait(server, 'ACTIVE', headers=IDENTITIES['admin'])
     admin = IDENTITIES['admin']
     flavors = [f['id'] for f in requests.get(
         chain.service.url + '/flavors', headers=admin,

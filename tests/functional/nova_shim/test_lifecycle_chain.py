@@ -99,16 +99,19 @@ class Chain:
         assert resp.json()['server']['status'] == 'BUILD'
         return resp.json()['server']['id']
 
-    def show(self, server_id: str) -> dict:
-        resp = self.api('GET', '/servers/' + server_id)
+    def show(self, server_id: str, headers: dict | None = None) -> dict:
+        resp = self.api('GET', '/servers/' + server_id,
+                        headers=headers or HEADERS)
         assert resp.status_code == 200, resp.text
         return resp.json()['server']
 
     def wait(self, server_id: str, *statuses: str,
-             timeout: float = 20) -> dict:
+             timeout: float = 20, headers: dict | None = None) -> dict:
+        """The server once in one of ``statuses`` with no task, seen by
+        ``headers``' caller (the default project's)."""
         deadline = time.monotonic() + timeout
         while True:
-            server = self.show(server_id)
+            server = self.show(server_id, headers)
             if server['status'] in statuses and \
                     not server['OS-EXT-STS:task_state']:
                 return server
