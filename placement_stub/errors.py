@@ -6,6 +6,7 @@ Every error body is ``{"errors": [{"status", "title", "detail", "code",
 
 import functools
 
+from oslo_db import exception as db_exc
 import webob.exc
 
 from placement_stub import exception
@@ -27,6 +28,12 @@ QUERYPARAM_MISSING_VALUE = 'placement.query.missing_value'
 # Domain exception -> (HTTP exception, error code); the first match wins.
 EXCEPTION_MAP = [
     (exception.NotFound, webob.exc.HTTPNotFound, DEFAULT),
+    # A write that lost to a concurrent one in the database (a row both
+    # inserted, a deadlock, a row the other deleted): the client may try
+    # again, as after a generation conflict.
+    (db_exc.DBDuplicateEntry, webob.exc.HTTPConflict, CONCURRENT_UPDATE),
+    (db_exc.DBDeadlock, webob.exc.HTTPConflict, CONCURRENT_UPDATE),
+    (db_exc.DBReferenceError, webob.exc.HTTPConflict, CONCURRENT_UPDATE),
     (exception.ConcurrentUpdate, webob.exc.HTTPConflict, CONCURRENT_UPDATE),
     (exception.DuplicateName, webob.exc.HTTPConflict, DUPLICATE_NAME),
     (exception.ProviderInUse, webob.exc.HTTPConflict, PROVIDER_IN_USE),
@@ -82,8 +89,9 @@ def conflict(detail, code=DEFAULT):
     return http(webob.exc.HTTPConflict, detail, code)
 
 
-def from_domain(exc: exception.PlacementException):
-    """The HTTP exception for a domain exception, from EXCEPTION_MAP."""
+def from_domain(exc: Exception):
+    """The HTTP exception for a domain exception (or a database race),
+    from EXCEPTION_MAP."""
     for domain_class, http_class, code in EXCEPTION_MAP:
         if isinstance(exc, domain_class):
             return http(http_class, str(exc), code)

@@ -7,6 +7,7 @@ turns both into Placement's JSON errors.
 
 import re
 
+from oslo_db import exception as db_exc
 import webob
 import webob.exc
 
@@ -183,7 +184,8 @@ def dispatch(environ, start_response):
         if handler in POLICIES:
             req.environ['placement.context'].can(POLICIES[handler])
         resp = handler(req)
-    except exception.PlacementException as exc:
+    except (exception.PlacementException, db_exc.DBDuplicateEntry,
+            db_exc.DBDeadlock, db_exc.DBReferenceError) as exc:
         resp = errors.from_domain(exc)
     except request_groups.QueryError as exc:
         resp = errors.bad_request(str(exc), exc.code)

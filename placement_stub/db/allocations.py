@@ -219,8 +219,8 @@ def replace_allocations(ctx, requests, check_generation=True) -> None:
             # now, as in Placement.
             for rp_id, generation in touched.items():
                 generations.setdefault(rp_id, generation)
-            ctx.session.execute(sa.delete(C).where(
-                C.uuid == req['consumer_uuid']))
+            if consumer is not None:
+                _delete_consumer_if_unchanged(ctx, consumer)
             continue
         _upsert_consumer(ctx, consumer, req)
         pairs |= _insert_allocations(ctx, req, rp_by_uuid, rc_ids)
@@ -253,4 +253,26 @@ def delete_allocations(ctx, consumer_uuid: str) -> None:
             what="No allocations for consumer '%s'" % consumer_uuid)
     ctx.session.execute(sa.delete(ALLOC).where(
         ALLOC.consumer_id == consumer_uuid))
-    ctx.session.execute(sa.delete(C).where(C.uuid == consumer_uuid))
+    _delete_consumer_without_allocations(ctx, consumer_uuid)
+
+
+def _delete_consumer_if_unchanged(ctx, consumer) -> None:
+    """Delete a consumer whose allocations were just cleared, if its
+    generation is still the one read (a compare-and-swap, as an update
+    of its allocations makes): ConsumerGenerationConflict if a
+    concurrent write changed it."""
+    if not ctx.session.execute(sa.delete(C).where(
+            C.id == consumer['id'],
+            C.generation == consumer['generation'])).rowcount:
+        raise exception.ConsumerGenerationConflict(
+            expected=consumer['generation'], got='a newer one')
+
+
+def _delete_consumer_without_allocations(ctx, consumer_uuid) -> None:
+    """Delete a consumer unless it has allocations: those a concurrent
+    write gave it after this transaction deleted the ones it saw keep
+    their consumer (and so count in their project's usages), as
+    Placement deletes only consumers that have none."""
+    ctx.session.execute(sa.delete(C).where(
+        C.uuid == consumer_uuid,
+        ~sa.exists().where(ALLOC.consumer_id == consumer_uuid)))

@@ -1,5 +1,6 @@
 """Traits, and the traits and aggregates of providers."""
 
+from oslo_db import exception as db_exc
 import sqlalchemy as sa
 
 from placement_stub.db import api
@@ -34,9 +35,18 @@ def ids_by_name(ctx, names) -> dict:
     return api.ids_by_name(ctx, T, names)
 
 
-@api.writer
 def ensure_trait(ctx, name: str) -> bool:
-    """Create ``name`` if missing; True when it was created."""
+    """Create ``name`` if missing; True when it was created (False too
+    when a concurrent request created it first, as Placement answers
+    204 then)."""
+    try:
+        return _create_trait_if_missing(ctx, name)
+    except db_exc.DBDuplicateEntry:
+        return False
+
+
+@api.writer
+def _create_trait_if_missing(ctx, name: str) -> bool:
     if ids_by_name(ctx, [name]):
         return False
     ctx.session.add(T(name=name))

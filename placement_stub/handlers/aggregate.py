@@ -1,5 +1,7 @@
 """Handlers for /resource_providers/{uuid}/aggregates."""
 
+from oslo_db import exception as db_exc
+
 from placement_stub.db import providers
 from placement_stub.db import traits
 from placement_stub.handlers import common
@@ -33,7 +35,15 @@ def set_aggregates(req):
     else:
         uuids = common.extract_json(req, schema.PUT_AGGREGATES_SCHEMA_V1_1)
         expected = rp['generation']
-    with ctx.facade.writer.using(ctx):
-        generation = providers.bump_generation(ctx, rp, expected)
-        traits.set_provider_aggregates(ctx, rp['id'], uuids)
+    for attempt in (1, 2):
+        try:
+            with ctx.facade.writer.using(ctx):
+                generation = providers.bump_generation(ctx, rp, expected)
+                traits.set_provider_aggregates(ctx, rp['id'], uuids)
+            break
+        except db_exc.DBDuplicateEntry:
+            # A concurrent request created one of the new aggregates
+            # first: again, now that it exists.
+            if attempt == 2:
+                raise
     return common.json_response(_body(req, ctx, rp['id'], generation))

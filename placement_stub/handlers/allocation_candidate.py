@@ -19,6 +19,7 @@ from placement_stub.handlers import common
 from placement_stub import microversion as mv
 from placement_stub import request_groups
 from placement_stub.schemas import allocation_candidate as schema
+from placement_stub.schemas import common as schema_common
 
 
 def _allowed_globals(version):
@@ -118,7 +119,9 @@ def _options(groups, others, version):
     limit = others.get('limit', [None])[0]
     if limit is not None:
         common.validate_query_value('limit', limit, schema.LIMIT)
-        limit = int(limit)
+        # Any larger limit asks for all of them, as in Placement (which
+        # slices a list); the database's LIMIT takes no larger value.
+        limit = min(int(limit), schema_common.MAX_INT)
     return candidates.Options(policy or 'none', limit,
                               _same_subtree(others),
                               mv.allow_nested_candidates(version))

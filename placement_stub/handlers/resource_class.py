@@ -1,7 +1,10 @@
 """Handlers for /resource_classes[/{name}]."""
 
+from oslo_db import exception as db_exc
+
 from placement_stub.db import resource_classes
 from placement_stub import errors
+from placement_stub import exception
 from placement_stub.handlers import common
 from placement_stub import microversion as mv
 from placement_stub.schemas import resource_class as schema
@@ -49,8 +52,11 @@ def update_resource_class(req):
     common.validate_data({'name': name}, schema.PUT_RC_SCHEMA_V1_2)
     status = 204
     if not resource_classes.exists(ctx, name):
-        resource_classes.create_class(ctx, name)
-        status = 201
+        try:
+            resource_classes.create_class(ctx, name)
+            status = 201
+        except (exception.Conflict, db_exc.DBDuplicateEntry):
+            pass  # created by a concurrent request: 204, as Placement
     return common.no_content(status, headers={
         'Location': req.script_name + '/resource_classes/' + name})
 

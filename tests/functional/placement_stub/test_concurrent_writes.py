@@ -128,3 +128,89 @@ def test_concurrent_claims_never_exceed_capacity(db_url):
                     assert http.delete(
                         placement.endpoint + '/allocations/' + consumer,
                         headers=CLAIM_HEADERS).status_code == 204
+
+
+def _at_once(calls):
+    """Run the ``calls`` (no arguments) from threads released at once;
+    their results, in order."""
+    barrier = threading.Barrier(len(calls))
+    results = [None] * len(calls)
+
+    def run(n):
+        barrier.wait()
+        results[n] = calls[n]()
+
+    threads = [threading.Thread(target=run, args=(n,))
+               for n in range(len(calls))]
+    for t in threads:
+        t.start()
+    for t in threads:
+        t.join()
+    return results
+
+
+def test_concurrent_creates_of_one_name_are_idempotent(db_url):
+    """Compute hosts that start together create the same trait, resource
+    class and aggregate at once: one 201 and 204s (200s for providers'
+    aggregates), as Placement answers, never a 500 or a 409."""
+    writers = 6
+    with PlacementFixture(connection=db_url) as placement:
+        endpoint = placement.endpoint
+        sessions = [requests.Session() for _ in range(writers)]
+        for round_ in range(3):
+            codes = [r.status_code for r in _at_once([
+                lambda s=s, n=round_: s.put(
+                    endpoint + '/traits/CUSTOM_AT_ONCE_%d' % n,
+                    headers=CLAIM_HEADERS)
+                for s in sessions])]
+            assert sorted(codes) == [201] + [204] * (writers - 1), codes
+            codes = [r.status_code for r in _at_once([
+                lambda s=s, n=round_: s.put(
+                    endpoint + '/resource_classes/CUSTOM_AT_ONCE_%d' % n,
+                    headers=CLAIM_HEADERS)
+                for s in sessions])]
+            assert sorted(codes) == [201] + [204] * (writers - 1), codes
+            aggregate = str(uuid.uuid4())
+            providers = [_provider_with_fpgas(
+                sessions[0], endpoint, 'agg-%d-%d' % (round_, n), 1)
+                for n in range(writers)]
+            codes = [r.status_code for r in _at_once([
+                lambda s=s, rp=rp, agg=aggregate: s.put(
+                    endpoint + '/resource_providers/%s/aggregates' % rp,
+                    headers={'OpenStack-API-Version': 'placement 1.1'},
+                    json=[agg])
+                for s, rp in zip(sessions, providers, strict=True)])]
+            assert codes == [200] * writers, codes
+
+
+def test_a_delete_racing_a_replacement_keeps_the_consumer(db_url):
+    """A consumer's allocations replaced and deleted at once: whichever
+    wins, an allocation left standing keeps its consumer, so it counts
+    in its project's usages."""
+    with PlacementFixture(connection=db_url) as placement:
+        endpoint = placement.endpoint
+        http = requests.Session()
+        rp_uuid = _provider_with_fpgas(http, endpoint, 'contested', 8)
+        for _ in range(10):
+            consumer = str(uuid.uuid4())
+            url = endpoint + '/allocations/' + consumer
+            assert http.put(url, headers=CLAIM_HEADERS, json={
+                'allocations': {rp_uuid: {'resources': {'FPGA': 1}}},
+                'consumer_generation': None, 'project_id': 'p',
+                'user_id': 'u'}).status_code == 204
+            replace, delete = _at_once([
+                lambda u=url: requests.put(u, headers=CLAIM_HEADERS, json={
+                    'allocations': {rp_uuid: {'resources': {'FPGA': 4}}},
+                    'consumer_generation': 1, 'project_id': 'p',
+                    'user_id': 'u'}),
+                lambda u=url: requests.delete(u, headers=CLAIM_HEADERS)])
+            assert replace.status_code in (204, 409), replace.text
+            assert delete.status_code in (204, 404, 409), delete.text
+            left = http.get(url, headers=CLAIM_HEADERS).json()
+            usages = http.get(endpoint + '/usages?project_id=p',
+                              headers=CLAIM_HEADERS).json()['usages']
+            assert usages == left['allocations'].get(
+                rp_uuid, {}).get('resources', {}), (left, usages)
+            if left['allocations']:
+                assert http.delete(url, headers=CLAIM_HEADERS
+                                   ).status_code == 204

@@ -359,3 +359,23 @@ def test_a_generation_no_provider_has_is_409(placement, generation):
         error, = resp.json()['errors']
         assert error['code'] == 'placement.concurrent_update', error
     assert snapshot(placement) == before
+
+
+def test_a_limit_beyond_any_number_means_all():
+    """A ``limit`` larger than the database takes, with more trees than
+    the first slice reads: every candidate, as Placement slices its list
+    (it was a 500)."""
+    with PlacementFixture() as fixture:
+        p = {'url': fixture.endpoint}
+        for n in range(40):
+            rp = _ok(call(p, 'POST', '/resource_providers',
+                          {'name': 'limit-%d' % n}))
+            _ok(call(p, 'PUT', '/resource_providers/%s/inventories'
+                     % rp['uuid'], {
+                         'resource_provider_generation': rp['generation'],
+                         'inventories': {'VCPU': {'total': 4}}}))
+        for limit in ('1' + '0' * 400, '99999999999999999999999',
+                      '2147483648'):
+            found = _ok(call(p, 'GET', '/allocation_candidates?resources='
+                             'VCPU:1&limit=' + limit))
+            assert len(found['allocation_requests']) == 40, limit
