@@ -20,6 +20,9 @@ TRAIT_VALUES = frozenset({'required', 'forbidden'})
 XILINX_TRAIT = 'CUSTOM_FPGA_XILINX'
 NAME_RE = re.compile(r'^[a-zA-Z0-9-_]+$')
 _NAME_CHARS_RE = re.compile(r'^[A-Z0-9_]+$')
+# A bitstream is a file of the agents' [agent] bitstream_dir (upstream:
+# a Glance image uuid): a name, never a path out of that directory.
+BITSTREAM_ID_RE = re.compile(r'^[A-Za-z0-9][A-Za-z0-9._-]{0,254}$')
 # The most ARQs one device profile may ask for (one per accelerator, two
 # per Xilinx card). Each is a row made when Nova creates the instance's
 # ARQs: an unbounded amount would let one request exhaust the conductor.
@@ -72,6 +75,11 @@ def normalize_group(group: dict) -> dict:
             _check_trait(name, value)
         elif not name:
             raise _invalid('Group key %r has an empty accel: name.' % key)
+        elif name == 'bitstream_id' and not (
+                isinstance(value, str) and BITSTREAM_ID_RE.match(value)):
+            raise _invalid('accel:bitstream_id %r must be a file name of '
+                           'letters, digits, ".", "-" and "_" (an image '
+                           'uuid), not a path.' % (value,))
         result['%s:%s' % (prefix, name)] = value
     if not any(k.startswith('resources:') for k in result):
         raise _invalid('Each group needs at least one "resources:" key.')

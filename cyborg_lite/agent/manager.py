@@ -11,6 +11,7 @@ import os
 
 import oslo_messaging
 
+from cyborg_lite import profiles
 from cyborg_lite.agent import rpcapi
 from cyborg_lite.agent.drivers import base
 
@@ -53,6 +54,11 @@ class AgentManager:
         return removed
 
     def program(self, ctx, deployable, bitstream_id):
+        if not profiles.BITSTREAM_ID_RE.match(bitstream_id or ''):
+            # Checked when the profile was made; a path out of
+            # bitstream_dir is refused here too, whoever asks.
+            raise base.ProgramError('%r is not a bitstream name'
+                                    % (bitstream_id,))
         driver = self._drivers.get(deployable.get('driver_name'))
         if driver is None:
             raise base.ProgramError('no enabled driver %r can program %s'

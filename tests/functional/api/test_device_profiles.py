@@ -93,6 +93,14 @@ def test_create_accepts_valid_groups(admin, group):
      'must be "required" or "forbidden"'),
     ({'resources:FPGA': '1', 'trait:CUSTOM_A': 'REQUIRED'},
      'must be "required" or "forbidden"'),
+    # A bitstream names a file of the agents' bitstream_dir, no other.
+    ({'resources:FPGA': '1', 'accel:bitstream_id': '../../etc/shadow'},
+     'not a path'),
+    ({'resources:FPGA': '1', 'accel:bitstream_id': '/etc/shadow'},
+     'not a path'),
+    ({'resources:FPGA': '1', 'accel:bitstream_id': '.hidden'},
+     'not a path'),
+    ({'resources:FPGA': '1', 'accel:bitstream_id': ''}, 'not a path'),
 ])
 def test_create_rejects_bad_group_keys(admin, group, fragment):
     name = helpers.unique()

@@ -176,3 +176,19 @@ def test_from_conf_uses_sysfs_root(conf_factory):
     assert Sysfs.from_conf(conf).root == sysfs_tree.fixture_path(
         'alveo_u250')
     assert Sysfs().root == '/sys'
+
+
+@pytest.mark.parametrize('bitstream', ['../outside', '/etc/shadow', '',
+                                       '.hidden', 'a/b'])
+def test_the_agent_programs_no_file_out_of_its_bitstream_dir(tmp_path,
+                                                             bitstream):
+    """Whoever asks (the conductor passes a profile's bitstream id), the
+    agent never hands its program command a path out of bitstream_dir."""
+    from cyborg_lite import conf as cl_conf
+    from cyborg_lite.agent.drivers import base
+    conf = cl_conf.build_conf(overrides={
+        ('agent', 'bitstream_dir'): str(tmp_path)})
+    agent = manager.AgentManager(conf, Sysfs(str(tmp_path)), [])
+    with pytest.raises(base.ProgramError, match='not a bitstream name'):
+        agent.program(None, {'driver_name': 'fake', 'name': 'fpga'},
+                      bitstream)
