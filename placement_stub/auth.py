@@ -16,7 +16,8 @@ import sys
 
 from oslo_middleware import basic_auth
 import webob.exc
-import yaml
+
+from cyborg_lite.api import auth as cyborg_auth
 
 LOG = logging.getLogger(__name__)
 IDENTITY_HEADERS = ('HTTP_X_PROJECT_ID', 'HTTP_X_USER_ID', 'HTTP_X_ROLES',
@@ -25,10 +26,9 @@ IDENTITY_HEADERS = ('HTTP_X_PROJECT_ID', 'HTTP_X_USER_ID', 'HTTP_X_ROLES',
 
 
 def load_identities(path):
-    if not path:
-        return {}
-    with open(path) as f:
-        return yaml.safe_load(f) or {}
+    """The users of the identity file, checked as cyborg-lite checks
+    its own (:func:`cyborg_lite.api.auth.read_identity_file`)."""
+    return cyborg_auth.read_identity_file(path) if path else {}
 
 
 class BasicAuth:
@@ -50,7 +50,9 @@ class BasicAuth:
             username, password = basic_auth.parse_token(
                 basic_auth.parse_header(environ))
             basic_auth.authenticate(self.user_file, username, password)
-        except (webob.exc.HTTPBadRequest, webob.exc.HTTPUnauthorized) as exc:
+        except (webob.exc.HTTPBadRequest, webob.exc.HTTPUnauthorized,
+                ValueError) as exc:
+            # ValueError: bcrypt refuses a password over 72 bytes.
             LOG.info('Basic auth failed: %s', exc)
             resp = webob.exc.HTTPUnauthorized(
                 json_formatter=_json_error,

@@ -1,0 +1,82 @@
+"""http_basic: the identity file is read as written, and a password
+bcrypt cannot take is a 401, not an error (cyborg-lite and the placement
+stub alike)."""
+
+import base64
+
+import bcrypt
+import pytest
+import webob
+import webob.dec
+import webtest
+
+from cyborg_lite.api import auth
+from placement_stub import auth as placement_auth
+from placement_stub import conf as placement_conf
+
+
+@webob.dec.wsgify
+def _who(req):
+    return webob.Response(json={
+        'project': req.environ.get('HTTP_X_PROJECT_ID'),
+        'roles': req.environ.get('HTTP_X_ROLES')})
+
+
+@pytest.fixture
+def user_file(tmp_path):
+    path = tmp_path / 'htpasswd'
+    path.write_text('alice:%s\n' % bcrypt.hashpw(
+        b'secret', bcrypt.gensalt(4)).decode())
+    return str(path)
+
+
+def _basic(user, password):
+    return {'Authorization': 'Basic ' + base64.b64encode(
+        ('%s:%s' % (user, password)).encode()).decode()}
+
+
+@pytest.mark.parametrize('text,fragment', [
+    ('no:\n  project_id: p\n', 'user name False is not a string'),
+    ('123:\n  project_id: p\n', 'user name 123 is not a string'),
+    ('alice:\n  roles: admin\n', 'roles of user alice is not a list'),
+    ('alice:\n  project_id: null\n', 'project_id of user alice is not a'),
+    ('alice:\n  service_roles: [1]\n', 'service_roles of user alice'),
+    ('alice: [admin]\n', 'entry of user alice is not a mapping'),
+    ('- alice\n', 'not a mapping of user names'),
+    ('alice:\n  role: [admin]\n', r"unknown keys \['role'\]"),
+])
+def test_an_identity_file_that_would_mean_something_else_is_refused(
+        tmp_path, text, fragment):
+    path = tmp_path / 'identities.yaml'
+    path.write_text(text)
+    with pytest.raises(ValueError, match=fragment):
+        auth.read_identity_file(str(path))
+    with pytest.raises(ValueError, match=fragment):
+        placement_auth.load_identities(str(path))
+
+
+def test_quoted_names_and_lists_are_read(tmp_path):
+    path = tmp_path / 'identities.yaml'
+    path.write_text("'no':\n  project_id: p-no\n  roles: [reader]\n")
+    assert auth.read_identity_file(str(path)) == {
+        'no': {'project_id': 'p-no', 'roles': ['reader']}}
+
+
+def test_a_password_bcrypt_cannot_take_is_401(user_file):
+    app = webtest.TestApp(auth.BasicAuth(
+        _who, user_file, auth.IdentityMap({}, ['member'])))
+    assert app.get('/', headers=_basic('alice', 'secret')).json == {
+        'project': 'alice', 'roles': 'member'}
+    for password in ('x' * 73, 'y' * 1000):
+        resp = app.get('/', headers=_basic('alice', password), status=401)
+        assert 'WWW-Authenticate' in resp.headers
+
+
+def test_the_placement_stub_answers_the_same_401(user_file):
+    conf = placement_conf.build_conf(overrides={
+        ('api', 'auth_strategy'): 'http_basic',
+        ('api', 'http_basic_auth_user_file'): user_file})
+    app = webtest.TestApp(placement_auth.BasicAuth(_who, conf))
+    assert app.get('/x', headers=_basic('alice', 'secret')).status_int == 200
+    app.get('/x', headers=_basic('alice', 'z' * 100), status=401)
+
