@@ -265,13 +265,28 @@ def _interleave(system, writer, meanwhile):
     return result['value']
 
 
+def _bound(system, profile):
+    """A new ARQ of ``profile`` bound (Bound, or BindStarted when it
+    programs) on the deployable's only handle: (its uuid, the handle)."""
+    first = _create(system, profile)
+    binding.bind(system['db'], first, _fields(system), None, [first])
+    return first, _holders(system)[0][first][1]
+
+
+def _assert_taken(system, first, first_row, second, handle):
+    """``first`` ends as ``first_row`` (None: deleted), ``second`` Bound
+    on ``handle``, and each handle has one holder at most."""
+    arqs, _ = _holders(system)
+    assert arqs.get(first) == first_row
+    assert arqs[second] == (states.BOUND, handle)
+    _assert_one_holder_each(system)
+
+
 def test_a_sweep_that_read_a_bind_before_its_unbind(system):
     """The sweep reads a stuck bind, the ARQ is unbound and its handle
     goes to another ARQ, then the sweep writes: nothing changes."""
     db = system['db']
-    first = _create(system, 'programmed')
-    binding.bind(db, first, _fields(system), None, [first])
-    handle = _holders(system)[0][first][1]
+    first, handle = _bound(system, 'programmed')
     holder = {}
 
     def meanwhile():
@@ -283,10 +298,8 @@ def test_a_sweep_that_read_a_bind_before_its_unbind(system):
             older_than=_parse(db_api.arq_get(db, first)['updated_at'])
             + datetime.timedelta(seconds=1)), meanwhile)
     assert not failed
-    arqs, _ = _holders(system)
-    assert arqs[first] == (states.UNBOUND, None)
-    assert arqs[holder['second']] == (states.BOUND, handle)
-    _assert_one_holder_each(system)
+    _assert_taken(system, first, (states.UNBOUND, None), holder['second'],
+                  handle)
 
 
 def test_an_unbind_that_read_a_handle_the_sweep_released(system):
@@ -294,9 +307,7 @@ def test_an_unbind_that_read_a_handle_the_sweep_released(system):
     the bind and another ARQ takes the handle; the unbind then moves
     the ARQ to Unbound and releases nothing."""
     db = system['db']
-    first = _create(system, 'programmed')
-    binding.bind(db, first, _fields(system), None, [first])
-    handle = _holders(system)[0][first][1]
+    first, handle = _bound(system, 'programmed')
     holder = {}
 
     def meanwhile():
@@ -307,10 +318,8 @@ def test_an_unbind_that_read_a_handle_the_sweep_released(system):
 
     _interleave(system, lambda pausing: binding.unbind(pausing, first, None),
                 meanwhile)
-    arqs, _ = _holders(system)
-    assert arqs[first] == (states.UNBOUND, None)
-    assert arqs[holder['second']] == (states.BOUND, handle)
-    _assert_one_holder_each(system)
+    _assert_taken(system, first, (states.UNBOUND, None), holder['second'],
+                  handle)
 
 
 def test_a_delete_that_read_a_handle_the_arq_lost(system):
@@ -318,10 +327,7 @@ def test_a_delete_that_read_a_handle_the_arq_lost(system):
     handle taken by another and the ARQ bound again (no handle left: it
     fails); the delete then starts again and releases nothing of the
     other's."""
-    db = system['db']
-    first = _create(system, 'plain')
-    binding.bind(db, first, _fields(system), None, [first])
-    handle = _holders(system)[0][first][1]
+    first, handle = _bound(system, 'plain')
     holder = {}
 
     def meanwhile():
@@ -329,7 +335,4 @@ def test_a_delete_that_read_a_handle_the_arq_lost(system):
 
     _interleave(system, lambda pausing: db_api.arq_delete(
         pausing, lambda held: None, uuids=[first]), meanwhile)
-    arqs, _ = _holders(system)
-    assert first not in arqs
-    assert arqs[holder['second']] == (states.BOUND, handle)
-    _assert_one_holder_each(system)
+    _assert_taken(system, first, None, holder['second'], handle)

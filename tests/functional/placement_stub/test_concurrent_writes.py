@@ -55,28 +55,36 @@ def _provider_with_fpgas(http, endpoint, name, total):
     return rp['uuid']
 
 
-def _claim_at_once(endpoint, rp_uuid, consumers, sessions):
-    """Each consumer claims one FPGA of the provider, all released at
-    once from threads; the responses, in consumer order."""
-    barrier = threading.Barrier(len(consumers))
-    results = [None] * len(consumers)
+def _at_once(calls):
+    """Run the ``calls`` (no arguments) from threads released at once;
+    their results, in order."""
+    barrier = threading.Barrier(len(calls))
+    results = [None] * len(calls)
 
-    def claim(n):
+    def run(n):
         barrier.wait()
-        results[n] = sessions[n].put(
-            endpoint + '/allocations/' + consumers[n],
-            headers=CLAIM_HEADERS, json={
-                'allocations': {rp_uuid: {'resources': {'FPGA': 1}}},
-                'consumer_generation': None,
-                'project_id': 'p', 'user_id': 'u'})
+        results[n] = calls[n]()
 
-    threads = [threading.Thread(target=claim, args=(n,))
-               for n in range(len(consumers))]
+    threads = [threading.Thread(target=run, args=(n,))
+               for n in range(len(calls))]
     for t in threads:
         t.start()
     for t in threads:
         t.join()
     return results
+
+
+def _claim_at_once(endpoint, rp_uuid, consumers, sessions):
+    """Each consumer claims one FPGA of the provider, all released at
+    once from threads; the responses, in consumer order."""
+    return _at_once([
+        lambda session=session, consumer=consumer: session.put(
+            endpoint + '/allocations/' + consumer,
+            headers=CLAIM_HEADERS, json={
+                'allocations': {rp_uuid: {'resources': {'FPGA': 1}}},
+                'consumer_generation': None,
+                'project_id': 'p', 'user_id': 'u'})
+        for session, consumer in zip(sessions, consumers, strict=False)])
 
 
 def _usages(http, endpoint, rp_uuid):
@@ -128,25 +136,6 @@ def test_concurrent_claims_never_exceed_capacity(db_url):
                     assert http.delete(
                         placement.endpoint + '/allocations/' + consumer,
                         headers=CLAIM_HEADERS).status_code == 204
-
-
-def _at_once(calls):
-    """Run the ``calls`` (no arguments) from threads released at once;
-    their results, in order."""
-    barrier = threading.Barrier(len(calls))
-    results = [None] * len(calls)
-
-    def run(n):
-        barrier.wait()
-        results[n] = calls[n]()
-
-    threads = [threading.Thread(target=run, args=(n,))
-               for n in range(len(calls))]
-    for t in threads:
-        t.start()
-    for t in threads:
-        t.join()
-    return results
 
 
 def test_concurrent_creates_of_one_name_are_idempotent(db_url):
