@@ -17,7 +17,7 @@ import sys
 from oslo_middleware import basic_auth
 import webob.exc
 
-from cyborg_lite.api import auth as cyborg_auth
+from cyborg_lite import identity_file
 
 LOG = logging.getLogger(__name__)
 IDENTITY_HEADERS = ('HTTP_X_PROJECT_ID', 'HTTP_X_USER_ID', 'HTTP_X_ROLES',
@@ -27,8 +27,8 @@ IDENTITY_HEADERS = ('HTTP_X_PROJECT_ID', 'HTTP_X_USER_ID', 'HTTP_X_ROLES',
 
 def load_identities(path):
     """The users of the identity file, checked as cyborg-lite checks
-    its own (:func:`cyborg_lite.api.auth.read_identity_file`)."""
-    return cyborg_auth.read_identity_file(path) if path else {}
+    its own (:func:`cyborg_lite.identity_file.read`)."""
+    return identity_file.read(path) if path else {}
 
 
 class BasicAuth:

@@ -27,9 +27,9 @@ from keystoneauth1 import exceptions as ks_exceptions
 from keystoneauth1 import loading as ks_loading
 from oslo_middleware import basic_auth
 import webob.exc
-import yaml
 
 from cyborg_lite import context
+from cyborg_lite import identity_file
 
 LOG = logging.getLogger(__name__)
 PUBLIC_PATHS = frozenset({'', '/', '/v2', '/v2/', '.json', '/.json',
@@ -126,7 +126,8 @@ class IdentityMap:
 
     @classmethod
     def load(cls, path, default_roles):
-        return cls(read_identity_file(path) if path else {}, default_roles)
+        return cls(identity_file.read(path) if path else {},
+                   default_roles)
 
     def headers(self, username):
         """The identity headers (as WSGI environ keys) of ``username``."""
@@ -138,47 +139,6 @@ class IdentityMap:
             'HTTP_X_ROLES': ','.join(roles),
             'HTTP_X_SERVICE_ROLES': ','.join(entry.get('service_roles', [])),
         }
-
-
-IDENTITY_KEYS = frozenset({'project_id', 'user_id', 'roles',
-                           'service_roles'})
-
-
-def read_identity_file(path) -> dict:
-    """The users of an http_basic identity file, checked, so that no
-    entry silently means something else: user names are strings (YAML
-    reads an unquoted ``no``, ``yes``, ``on``, ``off``, ``null`` or a
-    number as another type, which would never match the name a client
-    sends), ``project_id`` and ``user_id`` are strings, ``roles`` and
-    ``service_roles`` lists of strings. ValueError says what is wrong
-    (the service does not start)."""
-    with open(path) as f:
-        entries = yaml.safe_load(f) or {}
-    if not isinstance(entries, dict):
-        raise ValueError('%s: not a mapping of user names' % path)
-    for user, entry in entries.items():
-        if not isinstance(user, str):
-            raise ValueError('%s: user name %r is not a string; quote it'
-                             % (path, user))
-        entry = entry or {}
-        if not isinstance(entry, dict):
-            raise ValueError('%s: the entry of user %s is not a mapping'
-                             % (path, user))
-        unknown = set(entry) - IDENTITY_KEYS
-        if unknown:
-            raise ValueError('%s: unknown keys %s for user %s'
-                             % (path, sorted(unknown), user))
-        for key in ('project_id', 'user_id'):
-            if key in entry and not isinstance(entry[key], str):
-                raise ValueError('%s: %s of user %s is not a string; '
-                                 'quote it' % (path, key, user))
-        for key in ('roles', 'service_roles'):
-            value = entry.get(key, [])
-            if not (isinstance(value, list) and
-                    all(isinstance(v, str) for v in value)):
-                raise ValueError('%s: %s of user %s is not a list of '
-                                 'strings' % (path, key, user))
-    return entries
 
 
 class BasicAuth:

@@ -11,6 +11,7 @@ import webob.dec
 import webtest
 
 from cyborg_lite.api import auth
+from cyborg_lite import identity_file
 from placement_stub import auth as placement_auth
 from placement_stub import conf as placement_conf
 
@@ -50,7 +51,7 @@ def test_an_identity_file_that_would_mean_something_else_is_refused(
     path = tmp_path / 'identities.yaml'
     path.write_text(text)
     with pytest.raises(ValueError, match=fragment):
-        auth.read_identity_file(str(path))
+        identity_file.read(str(path))
     with pytest.raises(ValueError, match=fragment):
         placement_auth.load_identities(str(path))
 
@@ -58,7 +59,7 @@ def test_an_identity_file_that_would_mean_something_else_is_refused(
 def test_quoted_names_and_lists_are_read(tmp_path):
     path = tmp_path / 'identities.yaml'
     path.write_text("'no':\n  project_id: p-no\n  roles: [reader]\n")
-    assert auth.read_identity_file(str(path)) == {
+    assert identity_file.read(str(path)) == {
         'no': {'project_id': 'p-no', 'roles': ['reader']}}
 
 
