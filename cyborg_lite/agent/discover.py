@@ -10,10 +10,11 @@ A pass reports what it can: a broken device is left out by its driver
 (see :meth:`~cyborg_lite.agent.drivers.base.Driver.skipping_broken`),
 and a driver that fails as a whole is logged while the other drivers
 still report. The daemon passes the devices each driver found last
-time (``last_found``), and a failed driver's last devices are reported
-again: a driver's bad moment must not delete its devices from the
-inventory and from Placement. A device that really went away goes at
-the first pass its driver completes.
+time (``last_found``): a failed driver's last devices are reported
+again, and so is a device its driver lists but cannot read this time:
+a bad moment must not delete devices from the inventory and from
+Placement. A device that really went away (its driver no longer lists
+it) goes at the first pass its driver completes.
 """
 
 from __future__ import annotations
@@ -47,30 +48,49 @@ def run_drivers(drivers: list[base.Driver], sysfs: Sysfs,
     devices: list[model.DriverDevice] = []
     with sysfs.discovery_pass():
         for driver in drivers:
-            found = _run_one(driver)
-            if found is None:
-                found = (last_found or {}).get(driver.name, [])
+            before = (last_found or {}).get(driver.name, [])
+            result = _run_one(driver)
+            if result is None:
+                found = before
                 if found:
                     LOG.warning('Driver %s failed: reporting the %d devices '
                                 'it found last time', driver.name,
                                 len(found))
-            elif last_found is not None:
-                last_found[driver.name] = found
+            else:
+                found = result[0] + _unread(driver, before, result[1])
+                if last_found is not None:
+                    last_found[driver.name] = found
             devices.extend(found)
     return devices
 
 
-def _run_one(driver: base.Driver) -> list[model.DriverDevice] | None:
-    """The devices ``driver`` finds, or None when it fails as a whole."""
+def _unread(driver, before, skipped) -> list[model.DriverDevice]:
+    """The devices of ``before`` at the ``skipped`` addresses: a device
+    that is there but could not be read this time is reported as it was
+    read last time, not as gone (a device that went away is not listed
+    by its driver at all, and goes)."""
+    wanted = {model.canonical_json(model.pci_address_info(address))
+              for address in skipped}
+    kept = [dev for dev in before if dev.controlpath_info in wanted]
+    if kept:
+        LOG.warning('Driver %s could not read %d device(s): reporting them '
+                    'as it found them last time', driver.name, len(kept))
+    return kept
+
+
+def _run_one(driver: base.Driver
+             ) -> tuple[list[model.DriverDevice], set[str]] | None:
+    """The devices ``driver`` finds and the addresses it could not read,
+    or None when it fails as a whole."""
     try:
-        found = driver.discover()
+        found = driver.discover_pass()
     except SysfsError as exc:
         LOG.error('Driver %s found no devices: %s', driver.name, exc)
         return None
     except Exception as exc:
         LOG.exception('Driver %s failed: %s', driver.name, exc)
         return None
-    LOG.debug('driver %s found %d devices', driver.name, len(found))
+    LOG.debug('driver %s found %d devices', driver.name, len(found[0]))
     return found
 
 

@@ -399,10 +399,12 @@ class Sysfs:
             yield self
             return
         state.active, state.devices, state.dirs = True, None, {}
+        state.unreadable = set()
         try:
             yield self
         finally:
             state.active, state.devices, state.dirs = False, None, None
+            state.unreadable = set()
 
     def list_pci_devices(self) -> list[PciDevice]:
         """Every readable PCI function; one that is not (gone, a file
@@ -412,15 +414,24 @@ class Sysfs:
         in_pass = getattr(state, 'active', False)
         if in_pass and state.devices is not None:
             return list(state.devices)
-        devices = []
+        devices, unreadable = [], set()
         for address in self.list_pci_addresses():
             try:
                 devices.append(self.pci_device(address))
             except SysfsError as exc:
                 LOG.warning('Skipping PCI device %s: %s', address, exc)
+                unreadable.add(address)
         if in_pass:
-            state.devices = devices
+            state.devices, state.unreadable = devices, unreadable
         return list(devices)
+
+    def unreadable_addresses(self) -> set[str]:
+        """The PCI functions the current pass lists but could not read
+        (none outside a pass)."""
+        state = self._pass
+        if not getattr(state, 'active', False):
+            return set()
+        return set(getattr(state, 'unreadable', None) or ())
 
     # Mediated devices.
 

@@ -112,6 +112,8 @@ class Driver(abc.ABC):
         self.conf = conf
         self.sysfs = sysfs
         self.hostname = hostname or host_name(conf)
+        # PCI addresses of the devices the current pass could not read.
+        self._skipped: set[str] = set()
 
     def deployable_name(self, address: str) -> str:
         return '%s_%s' % (self.hostname, address)
@@ -127,10 +129,19 @@ class Driver(abc.ABC):
         except DEVICE_ERRORS as exc:
             LOG.warning('Driver %s skips device %s: %s', self.name, address,
                         exc)
+            self._skipped.add(address)
 
     @abc.abstractmethod
     def discover(self) -> list[model.DriverDevice]:
         """The devices this driver finds, read fresh on every call."""
+
+    def discover_pass(self) -> tuple[list[model.DriverDevice], set[str]]:
+        """:meth:`discover`, and the PCI addresses that this pass could
+        not read: devices it skipped (:meth:`skipping_broken`) and PCI
+        functions the bus lists but whose files are broken."""
+        self._skipped = set()
+        found = self.discover()
+        return found, self._skipped | self.sysfs.unreadable_addresses()
 
     def program(self, controlpath_info: str, bitstream_path: str) -> None:
         """Load a bitstream into the device; raise ProgramError on failure."""

@@ -18,6 +18,7 @@ import tracemalloc
 
 import pytest
 
+from cyborg_lite import model
 from cyborg_lite.agent import discover
 from cyborg_lite.agent import service as agent_service
 from cyborg_lite.agent.drivers import base
@@ -611,3 +612,32 @@ def test_a_failed_driver_reports_its_last_devices(conf_factory, root,
     # Without a memory (--discover-only's single pass) it reports none.
     assert len(_names(discover.run_drivers(drivers, sysfs))) == \
         len(first) - 2
+
+
+def test_a_device_read_badly_once_is_reported_as_last_read(conf_factory,
+                                                           root):
+    """A device its driver still lists but cannot read this time (a file
+    of the wrong shape) is reported as it was read last time, not as
+    gone; without a memory (--discover-only) it is left out."""
+    conf = conf_factory(None, CONFIG, sysfs_root=root)
+    sysfs = Sysfs(root)
+    drivers = [nvidia_gpu.NvidiaGPUDriver(conf, sysfs)]
+    last_found = {}
+    first = discover.run_drivers(drivers, sysfs, last_found)
+    assert any(T4 in name for name in _names(first))
+    device = _dev(root, T4, 'device')
+    with open(device, 'rb') as f:
+        good = f.read()
+    sysfs_tree.sparse_file(device, HUGE, b'0x1eb8')
+    try:
+        again = discover.run_drivers(drivers, sysfs, last_found)
+        # The same devices (in another order: the digest sorts them).
+        assert model.report_digest(again) == model.report_digest(first)
+        assert sorted(_names(again)) == sorted(_names(first))
+        assert T4 not in str(_names(discover.run_drivers(drivers, sysfs)))
+    finally:
+        os.remove(device)
+        with open(device, 'wb') as f:
+            f.write(good)
+    assert model.report_digest(discover.run_drivers(
+        drivers, sysfs, last_found)) == model.report_digest(first)
