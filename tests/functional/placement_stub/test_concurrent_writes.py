@@ -147,18 +147,13 @@ def test_concurrent_creates_of_one_name_are_idempotent(db_url):
         endpoint = placement.endpoint
         sessions = [requests.Session() for _ in range(writers)]
         for round_ in range(3):
-            codes = [r.status_code for r in _at_once([
-                lambda s=s, n=round_: s.put(
-                    endpoint + '/traits/CUSTOM_AT_ONCE_%d' % n,
-                    headers=CLAIM_HEADERS)
-                for s in sessions])]
-            assert sorted(codes) == [201] + [204] * (writers - 1), codes
-            codes = [r.status_code for r in _at_once([
-                lambda s=s, n=round_: s.put(
-                    endpoint + '/resource_classes/CUSTOM_AT_ONCE_%d' % n,
-                    headers=CLAIM_HEADERS)
-                for s in sessions])]
-            assert sorted(codes) == [201] + [204] * (writers - 1), codes
+            for collection in ('traits', 'resource_classes'):
+                url = '%s/%s/CUSTOM_AT_ONCE_%d' % (endpoint, collection,
+                                                   round_)
+                codes = [r.status_code for r in _at_once([
+                    lambda s=s, u=url: s.put(u, headers=CLAIM_HEADERS)
+                    for s in sessions])]
+                assert sorted(codes) == [201] + [204] * (writers - 1), codes
             aggregate = str(uuid.uuid4())
             providers = [_provider_with_fpgas(
                 sessions[0], endpoint, 'agg-%d-%d' % (round_, n), 1)
