@@ -17,6 +17,7 @@ import sys
 from oslo_middleware import basic_auth
 import webob.exc
 
+from cyborg_lite import htpasswd
 from cyborg_lite import identity_file
 
 LOG = logging.getLogger(__name__)
@@ -49,7 +50,7 @@ class BasicAuth:
         try:
             username, password = basic_auth.parse_token(
                 basic_auth.parse_header(environ))
-            basic_auth.authenticate(self.user_file, username, password)
+            htpasswd.authenticate(self.user_file, username, password)
         except (webob.exc.HTTPBadRequest, webob.exc.HTTPUnauthorized,
                 ValueError) as exc:
             # ValueError: bcrypt refuses a password over 72 bytes.

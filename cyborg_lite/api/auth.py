@@ -8,7 +8,9 @@
   sent and sets them from the token; ``X-Service-Roles`` comes from a
   valid ``X-Service-Token``.
 * ``http_basic``: oslo.middleware's basic auth checks the user and its
-  bcrypt hash in an htpasswd file (``[api] http_basic_auth_user_file``).
+  bcrypt hash in an htpasswd file (``[api] http_basic_auth_user_file``),
+  an unknown user as slowly as a wrong password
+  (:mod:`cyborg_lite.htpasswd`).
   oslo.middleware only sets ``X-User`` and ``X-User-Name``, so the rest
   of the identity comes from :class:`IdentityMap`: the YAML file
   ``[api] http_basic_identity_file`` maps a user name to its project,
@@ -29,6 +31,7 @@ from oslo_middleware import basic_auth
 import webob.exc
 
 from cyborg_lite import context
+from cyborg_lite import htpasswd
 from cyborg_lite import identity_file
 
 LOG = logging.getLogger(__name__)
@@ -163,8 +166,8 @@ class BasicAuth:
         try:
             token = basic_auth.parse_header(environ)
             username, password = basic_auth.parse_token(token)
-            environ.update(basic_auth.authenticate(self.user_file, username,
-                                                   password))
+            environ.update(htpasswd.authenticate(self.user_file, username,
+                                                 password))
         except webob.exc.HTTPBadRequest as exc:
             # A malformed header or an unreadable file: still a 401, so
             # that no client takes it for a problem with its request body.

@@ -81,3 +81,36 @@ def test_the_placement_stub_answers_the_same_401(user_file):
     assert app.get('/x', headers=_basic('alice', 'secret')).status_int == 200
     app.get('/x', headers=_basic('alice', 'z' * 100), status=401)
 
+
+
+def _cpu_of_401(app, user, password):
+    import time
+    start = time.process_time()
+    app.get('/x', headers=_basic(user, password), status=401)
+    return time.process_time() - start
+
+
+@pytest.mark.parametrize('service', ['cyborg-lite', 'placement-stub'])
+def test_an_unknown_user_costs_what_a_wrong_password_costs(tmp_path,
+                                                           service):
+    # The time of a 401 must not tell which user names exist: an unknown
+    # user gets the bcrypt comparison a wrong password gets. CPU time of
+    # the two, compared with each other (cost 10: about 50 ms each).
+    path = tmp_path / 'htpasswd'
+    path.write_text('alice:%s\n' % bcrypt.hashpw(
+        b'secret', bcrypt.gensalt(10)).decode())
+    if service == 'cyborg-lite':
+        app = webtest.TestApp(auth.BasicAuth(
+            _who, str(path), auth.IdentityMap({}, ['member'])))
+    else:
+        conf = placement_conf.build_conf(overrides={
+            ('api', 'auth_strategy'): 'http_basic',
+            ('api', 'http_basic_auth_user_file'): str(path)})
+        app = webtest.TestApp(placement_auth.BasicAuth(_who, conf))
+    wrong_password = min(_cpu_of_401(app, 'alice', 'guess')
+                         for _ in range(3))
+    unknown_user = min(_cpu_of_401(app, 'mallory', 'guess')
+                       for _ in range(3))
+    assert unknown_user > wrong_password / 2
+    # Over bcrypt's 72 bytes: a 401 for both, without a comparison.
+    app.get('/x', headers=_basic('mallory', 'z' * 100), status=401)
