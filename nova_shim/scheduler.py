@@ -219,12 +219,24 @@ def alternates(candidates: list[Candidate], chosen_root: str,
 def claim(adapter: ks_adapter.Adapter, instance_uuid: str,
           candidate: Candidate, project_id: str, user_id: str,
           consumer_generation: int | None = None) -> Selection | None:
-    """Claim ``candidate``; its Selection, or None if it lost a race."""
-    if not claim_resources(adapter, instance_uuid, candidate, project_id,
-                           user_id, consumer_generation):
-        return None
+    """Claim ``candidate``; its Selection, or None if it lost a race.
+
+    Nothing is left claimed when this raises: the compute node's name is
+    read before the claim, and a claim for an instance that held nothing
+    whose answer was an error (Placement may have written it before it
+    failed, or the answer was lost) is deleted again.
+    """
     root = get_provider(adapter, candidate.root_provider_uuid)
     name = root['name'] if root else candidate.root_provider_uuid
+    try:
+        claimed = claim_resources(adapter, instance_uuid, candidate,
+                                  project_id, user_id, consumer_generation)
+    except exception.PlacementAPIError:
+        if consumer_generation is None:
+            _delete_allocation_if_possible(adapter, instance_uuid)
+        raise
+    if not claimed:
+        return None
     return Selection(candidate.root_provider_uuid, name, candidate.mappings,
                      candidate.allocations)
 
@@ -288,6 +300,15 @@ def delete_allocation(adapter: ks_adapter.Adapter, instance_uuid: str) -> None:
         LOG.debug('Instance %s had no allocations', instance_uuid)
     elif resp.status_code != 204:
         raise _fail(resp, 'DELETE', url)
+
+
+def _delete_allocation_if_possible(adapter: ks_adapter.Adapter,
+                                   instance_uuid: str) -> None:
+    try:
+        delete_allocation(adapter, instance_uuid)
+    except exception.PlacementAPIError as exc:
+        LOG.warning('Instance %s may keep an allocation that a failed '
+                    'claim made: %s', instance_uuid, exc)
 
 
 def get_provider(adapter: ks_adapter.Adapter, rp_uuid: str) -> dict | None:

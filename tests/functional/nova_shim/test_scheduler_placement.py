@@ -159,3 +159,44 @@ def test_host_subset_size_spreads_boots_over_the_best_nodes(adapter):
     assert len(set(chosen(1, 6))) == 1
     # 30 draws between two nodes: both (a miss has odds 2 in 2**30).
     assert set(chosen(2, 30)) == {node['name'] for node in nodes}
+
+
+class _LosesClaimAnswers:
+    """Placement in front of which the answer to a ``PUT /allocations``
+    is lost after Placement wrote it: a 502, as a proxy gives."""
+
+    def __init__(self, app):
+        self.app = app
+
+    def __call__(self, environ, start_response):
+        body = b''.join(self.app(environ, lambda *a, **k: None))
+        if (environ['REQUEST_METHOD'] == 'PUT' and
+                environ['PATH_INFO'].startswith('/allocations/')):
+            start_response('502 Bad Gateway',
+                           [('Content-Type', 'text/plain')])
+            return [b'upstream answer lost']
+        start_response('200 OK', [('Content-Type', 'application/json')])
+        return [body]
+
+
+def test_a_claim_whose_answer_is_lost_leaves_no_allocation(placement,
+                                                           adapter):
+    from placement_stub import server
+    node = compute_node(adapter)
+    add_deployable(adapter, node['uuid'])
+    faulty = server.Server(_LosesClaimAnswers(placement.app),
+                           '127.0.0.1', 0).start()
+    try:
+        conf = shim_conf.build_conf(overrides={
+            ('placement', 'auth_type'): 'none',
+            ('placement', 'endpoint_override'): faulty.url})
+        instance = str(uuid.uuid4())
+        with pytest.raises(exception.PlacementAPIError):
+            select(scheduler.get_placement_adapter(conf), node,
+                   instance=instance)
+    finally:
+        faulty.stop()
+    assert adapter.get('/allocations/%s' % instance).json()[
+        'allocations'] == {}
+    usages = adapter.get('/resource_providers/%s/usages' % node['uuid'])
+    assert set(usages.json()['usages'].values()) == {0}
