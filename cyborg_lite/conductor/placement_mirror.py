@@ -52,13 +52,15 @@ class PlacementMirror:
 
     # -- what the conductor calls ----------------------------------------
 
-    def apply(self, hostname, diff, kept=(), kept_names=(), disabled=()):
+    def apply(self, hostname, diff, kept=(), kept_names=(), reserved=()):
         """Write a :class:`~cyborg_lite.conductor.inventory.HostDiff`.
 
         ``kept`` are removed devices the DB keeps (vanished, a handle in
         use) and ``kept_names`` removed deployables it keeps: their
-        providers stay too. ``disabled`` names the deployables of
-        disabled devices, whose new inventories are reserved in full.
+        providers stay too, their inventories reserved in full, so that
+        nothing more is scheduled on them. ``reserved`` names the
+        deployables whose inventories are reserved in full (see
+        :func:`cyborg_lite.db.reports.reserved_deployables`).
         Returns the names of the removed deployables whose providers
         Placement kept (still allocated).
         """
@@ -67,13 +69,17 @@ class PlacementMirror:
         added, removed, changed = [], [], []
         for dev in diff.added:
             added.extend(dev.deployables)
+        gone_but_kept = []
         for dev in diff.removed:
             if dev.controlpath_info not in kept_cpids:
                 removed.extend(dev.deployables)
+            else:
+                gone_but_kept.extend(dev.deployables)
         for change in diff.changed:
             added.extend(change.deployables_added)
-            removed.extend(d for d in change.deployables_removed
-                           if d.name not in kept_names)
+            for dep in change.deployables_removed:
+                (gone_but_kept if dep.name in kept_names
+                 else removed).append(dep)
             changed.extend(c for c in change.deployables_changed
                            if c.placement_changed)
         if added or changed:
@@ -82,27 +88,29 @@ class PlacementMirror:
         if added:
             parent = self._parent(hostname)
             for dep in added:
-                self._write(parent, dep, dep.name in disabled)
+                self._write(parent, dep, dep.name in reserved)
         for dep_change in changed:
             self._update(dep_change.old, dep_change.new,
-                         dep_change.new.name in disabled)
+                         dep_change.new.name in reserved)
+        for dep in gone_but_kept:
+            self._reserve_in_full(dep)
         return self.delete_deployables(d.name for d in removed)
 
-    def sync_host(self, hostname, devices, disabled=()):
+    def sync_host(self, hostname, devices, reserved=()):
         """Make Placement hold exactly ``devices`` (as stored) for a host.
 
         Creates or fixes every deployable's provider, and deletes child
         providers of the compute node that look like ours (uuid derived
-        from the name) but whose deployable is gone. ``disabled`` names
-        the deployables of disabled devices, whose inventories are
-        reserved in full. Returns the names of the providers kept
-        because an allocation still uses them.
+        from the name) but whose deployable is gone. ``reserved`` names
+        the deployables whose inventories are reserved in full. Returns
+        the names of the providers kept because an allocation still uses
+        them.
         """
         deployables = [dep for dev in devices for dep in dev.deployables]
         parent = self._parent(hostname)
         self._ensure_classes_and_traits(deployables)
         for dep in deployables:
-            self._write(parent, dep, dep.name in disabled)
+            self._write(parent, dep, dep.name in reserved)
         wanted = {rp_uuid_of(d.name) for d in deployables}
         stale = [rp['name'] for rp in self._children(parent)
                  if rp['uuid'] not in wanted
@@ -127,8 +135,22 @@ class PlacementMirror:
                 kept.append(name)
         return kept
 
+    def _reserve_in_full(self, dep):
+        """Reserve the inventory of a deployable gone from its host."""
+        if not dep.resource_class:
+            return
+        try:
+            self._set_inventory(rp_uuid_of(dep.name), dep.resource_class,
+                                dep.num_accelerators, in_full=True)
+        except placement.PlacementError as exc:
+            if exc.status != 404:
+                raise
+        LOG.info('Reserved the inventory of %s, gone from its host while '
+                 'in use', dep.name)
+
     def set_reserved(self, rp_uuid, rc, reserved):
-        """Reserve (device disabled) or free (enabled) an inventory."""
+        """Reserve (device disabled) or free (enabled, back on its host)
+        an inventory."""
         try:
             self.client.set_reserved(rp_uuid, rc, reserved)
         except placement.PlacementError as exc:
@@ -158,42 +180,42 @@ class PlacementMirror:
         self.client.ensure_traits(sorted(
             {t for d in deployables for t in d.traits}))
 
-    def _write(self, parent, dep, disabled=False):
+    def _write(self, parent, dep, in_full=False):
         rp_uuid = rp_uuid_of(dep.name)
         self.client.ensure_child_provider(rp_uuid, dep.name, parent)
         if dep.resource_class:
             self._set_inventory(rp_uuid, dep.resource_class,
-                                dep.num_accelerators, disabled)
+                                dep.num_accelerators, in_full)
         else:
             LOG.warning('Deployable %s has no resource class; its '
                         'provider has no inventory', dep.name)
         self.client.set_traits(rp_uuid, dep.traits)
 
-    def _update(self, old, new, disabled=False):
+    def _update(self, old, new, in_full=False):
         rp_uuid = rp_uuid_of(new.name)
         old_rc, new_rc = old.resource_class, new.resource_class
         if new_rc and (new_rc != old_rc or
                        new.num_accelerators != old.num_accelerators):
             self._set_inventory(rp_uuid, new_rc, new.num_accelerators,
-                                disabled)
+                                in_full)
         if old_rc and old_rc != new_rc:
             self._delete_inventory(rp_uuid, old_rc)
         if old.traits != new.traits:
             self.client.set_traits(rp_uuid, new.traits)
         LOG.info('Updated resource provider %s', new.name)
 
-    def _set_inventory(self, rp_uuid, rc, total, disabled=False):
-        """``total`` and ``max_unit`` of ``rc``; the inventory of a
-        disabled device, new or not, and one fully reserved already, is
-        reserved in full."""
+    def _set_inventory(self, rp_uuid, rc, total, in_full=False):
+        """``total`` and ``max_unit`` of ``rc``; with ``in_full`` (a
+        disabled device, one gone while in use), new or not, and one
+        fully reserved already, the inventory is reserved in full."""
         self.client.ensure_resource_class(rc)
 
         def change(inv):
             if inv is None:
-                return {'total': total, 'reserved': total if disabled else 0,
+                return {'total': total, 'reserved': total if in_full else 0,
                         'max_unit': total}
-            full = disabled or (inv['total'] > 0 and
-                                inv['reserved'] >= inv['total'])
+            full = in_full or (inv['total'] > 0 and
+                               inv['reserved'] >= inv['total'])
             reserved = total if full else min(inv['reserved'], total)
             if (inv['total'], inv['max_unit'], inv['reserved']) == (
                     total, total, reserved):

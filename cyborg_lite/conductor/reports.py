@@ -53,7 +53,7 @@ class ReportService:
             stored = db_reports.load_host(self._db, hostname)
             diff = inventory.diff_host(stored, reported)
             try:
-                kept = db_reports.apply_diff(
+                applied = db_reports.apply_diff(
                     self._db, hostname, diff, digest, rp_uuid_of,
                     reported_cpids=[d.controlpath_info for d in reported],
                     diffed_digest=stored_digest)
@@ -63,10 +63,13 @@ class ReportService:
                     raise
                 LOG.debug('Report from %s overtaken by another; diffing '
                           'again', hostname)
+        kept = applied.kept
         if self._needs_sync(hostname):
             self._mirror_host(hostname)
         elif self._mirror is not None and not diff.empty:
             self._mirror_diff(hostname, diff, kept)
+        if applied.returned:
+            self._free_returned(hostname, applied.returned)
         summary = {'changed': not diff.empty, 'added': len(diff.added),
                    'removed': len(diff.removed) - len(kept),
                    'vanished': len(kept), 'updated': len(diff.changed)}
@@ -81,7 +84,7 @@ class ReportService:
         try:
             kept = self._mirror.sync_host(
                 hostname, db_reports.load_host(self._db, hostname),
-                db_reports.disabled_deployables(self._db, hostname))
+                db_reports.reserved_deployables(self._db, hostname))
         except Exception:
             LOG.exception('Mirroring host %s into Placement failed; the '
                           'next report tries again', hostname)
@@ -104,7 +107,7 @@ class ReportService:
         try:
             still_allocated = self._mirror.apply(
                 hostname, diff, kept, kept_names,
-                db_reports.disabled_deployables(self._db, hostname))
+                db_reports.reserved_deployables(self._db, hostname))
         except Exception:
             LOG.exception('Placement update for host %s failed; the next '
                           'report mirrors the host in full', hostname)
@@ -112,6 +115,24 @@ class ReportService:
         if still_allocated:
             with self._lock:
                 self._synced.discard(hostname)
+
+    def _free_returned(self, hostname, names):
+        """Free the inventories of deployables whose device came back to
+        its host: they were reserved in full while it was gone."""
+        LOG.info('Deployables %s of host %s are back', ', '.join(names),
+                 hostname)
+        if self._mirror is None:
+            return
+        names = set(names)
+        try:
+            for dev in db_reports.load_host(self._db, hostname):
+                for dep in dev.deployables:
+                    if dep.name in names and dep.resource_class:
+                        self._mirror.set_reserved(rp_uuid_of(dep.name),
+                                                  dep.resource_class, 0)
+        except Exception:
+            LOG.exception('Freeing the inventories of host %s in Placement '
+                          'failed', hostname)
 
     def deployables_purged(self, names):
         """Delete the providers of deployables the DB has purged. One

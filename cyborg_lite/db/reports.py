@@ -7,6 +7,7 @@ per-host digest lets an unchanged report stop after one indexed read.
 """
 
 import collections
+import dataclasses
 
 from oslo_db import exception as db_exc
 from oslo_utils import uuidutils
@@ -55,16 +56,19 @@ def _swap_digest(session, hostname, expected, digest):
         raise StaleReport(hostname) from None
 
 
-def disabled_deployables(db, hostname):
-    """Names of the host's deployables whose device is disabled
-    (``maintaining``): their inventory is reserved in full."""
+def reserved_deployables(db, hostname):
+    """Names of the host's deployables whose inventory is reserved in
+    full: those of a disabled device (``maintaining``), and those of a
+    device that vanished from the host while an ARQ holds one of its
+    handles (nothing more is scheduled on a card that is gone)."""
     with db.reader() as session:
         return set(session.scalars(
             sa.select(models.Deployable.name)
             .join(models.Device,
                   models.Device.id == models.Deployable.device_id)
             .where(models.Device.hostname == hostname,
-                   models.Device.status == 'maintaining')))
+                   sa.or_(models.Device.status == 'maintaining',
+                          models.Device.vanished.is_(True)))))
 
 
 def load_host(db, hostname):
@@ -264,8 +268,7 @@ def apply_diff(db, hostname, diff, digest, rp_uuid_of, reported_cpids=(),
     ``rp_uuid_of(name)`` gives a new deployable's resource provider uuid;
     ``reported_cpids`` are the devices in the report, which are no longer
     vanished if they were.
-    Returns the removed devices that stay, marked vanished, because one
-    of their handles is in use.
+    Returns what it did beside the diff: :class:`Applied`.
     """
     kept = []
     with db.writer() as session:
@@ -288,18 +291,43 @@ def apply_diff(db, hostname, diff, digest, rp_uuid_of, reported_cpids=(),
             session.execute(sa.update(models.HostReport)
                             .where(models.HostReport.hostname == hostname)
                             .values(digest=PENDING_DIGEST))
-        _unmark_vanished(session, hostname, list(reported_cpids))
-    return kept
+        returned = _unmark_vanished(session, hostname, list(reported_cpids))
+    return Applied(kept, returned)
+
+
+@dataclasses.dataclass
+class Applied:
+    """What :func:`apply_diff` did beside writing the diff.
+
+    ``kept``: the removed devices that stay, marked vanished, because one
+    of their handles is in use. ``returned``: the names of the
+    deployables of vanished devices that the report has again, and
+    that are not disabled (their inventory can be freed).
+    """
+
+    kept: list
+    returned: list
 
 
 def _unmark_vanished(session, hostname, cpid_infos):
+    """Devices of ``cpid_infos`` are no longer vanished; returns the
+    names of those devices' deployables, unless disabled."""
     if not cpid_infos:
-        return
+        return []
     ids = sa.select(models.ControlpathID.device_id).where(
         models.ControlpathID.cpid_info.in_(cpid_infos))
+    back = sa.select(models.Device.id).where(
+        models.Device.hostname == hostname, models.Device.vanished.is_(True),
+        models.Device.id.in_(ids))
+    names = list(session.scalars(
+        sa.select(models.Deployable.name)
+        .join(models.Device, models.Device.id == models.Deployable.device_id)
+        .where(models.Device.id.in_(back),
+               models.Device.status != 'maintaining')))
     session.execute(sa.update(models.Device).where(
         models.Device.hostname == hostname, models.Device.vanished.is_(True),
         models.Device.id.in_(ids)).values(vanished=False))
+    return names
 
 
 @engine.retry_on_conflict()

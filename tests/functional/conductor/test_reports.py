@@ -217,6 +217,15 @@ def test_vanished_device_kept_until_its_arq_goes(stack, placement):
                  db_reports.load_host(stack.aio.db, hostname)]
         assert len(cpids) == 2
         assert placement.provider(rp) is not None
+        # Nothing more is scheduled on the card that is gone: its
+        # inventory is reserved in full, and stays so when a restarted
+        # conductor mirrors the host in full.
+        inventory = placement.inventories(rp)['FPGA']
+        assert inventory['reserved'] == inventory['total']
+        restarted = reports.ReportService(stack.aio.db,
+                                          stack.aio.conductor.mirror)
+        report(restarted, hostname, driver.discover())
+        assert placement.inventories(rp)['FPGA'] == inventory
         # Nothing more is bound to the card that is gone: the bind
         # fails (no free handle), as upstream fails a bind it cannot do.
         other = admin.post('/accelerator_requests', json={
@@ -240,6 +249,39 @@ def test_vanished_device_kept_until_its_arq_goes(stack, placement):
         agent.report()
         admin.delete('/device_profiles/%s' % name)
     assert placement.provider(rp)['name'] == dep['name']
+
+
+def test_a_vanished_device_that_comes_back_is_schedulable_again(
+        stack, placement):
+    hostname = stack.aio.hostnames[0]
+    admin, service = stack.client(), stack.client(cyborg_api.SERVICE)
+    dep = _fpga_deployable(stack, hostname)
+    rp = dep['rp_uuid']
+    name = 'back-%s' % uuid.uuid4().hex[:8]
+    assert admin.post('/device_profiles', json=[{
+        'name': name, 'groups': [{'resources:FPGA': '1'}]}]).status_code == 201
+    arq = admin.post('/accelerator_requests', json={
+        'device_profile_name': name}).json()['arqs'][0]['uuid']
+    resp = service.patch('/accelerator_requests', json=cyborg_api.bind_patch(
+        [arq], hostname, rp, str(uuid.uuid4())))
+    assert resp.status_code == 202, resp.text
+    agent, driver = _fake_driver(stack, hostname)
+    specs = driver.specs
+    try:
+        driver.specs = [s for s in specs if s['type'] != 'FPGA']
+        assert agent.report()['vanished'] == 1
+        inventory = placement.inventories(rp)['FPGA']
+        assert inventory['reserved'] == inventory['total']
+        driver.specs = specs
+        agent.report()
+        assert placement.inventories(rp)['FPGA']['reserved'] == 0
+        assert admin.get('/accelerator_requests/%s' % arq).json()[
+            'state'] == 'Bound'
+    finally:
+        driver.specs = specs
+        agent.report()
+        service.delete('/accelerator_requests?arqs=%s' % arq)
+        admin.delete('/device_profiles/%s' % name)
 
 
 def test_a_purged_provider_still_allocated_goes_at_the_next_report(
