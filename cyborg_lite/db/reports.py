@@ -24,9 +24,14 @@ def get_digest(db, hostname):
             models.HostReport.hostname == hostname))
 
 
-# The digest stored while a report is not fully applied: it matches no
-# report's digest.
-PENDING_DIGEST = 'pending'
+def pending_digest():
+    """The digest stored while the host is not as its last report says
+    (a removal waits for an ARQ to let go, a purge removed a device): it
+    matches no report's digest, so that the next report is diffed again,
+    and each is new, so that a report diffed before another write of
+    the host fails its compare-and-swap even when that write left the
+    host pending too."""
+    return 'pending-' + uuidutils.generate_uuid(dashed=False)
 
 
 class StaleReport(Exception):
@@ -290,7 +295,7 @@ def apply_diff(db, hostname, diff, digest, rp_uuid_of, reported_cpids=(),
             # removes it once the ARQ has let go.
             session.execute(sa.update(models.HostReport)
                             .where(models.HostReport.hostname == hostname)
-                            .values(digest=PENDING_DIGEST))
+                            .values(digest=pending_digest()))
         returned = _unmark_vanished(session, hostname, list(reported_cpids))
     return Applied(kept, returned)
 
@@ -333,11 +338,16 @@ def _unmark_vanished(session, hostname, cpid_infos):
 @engine.retry_on_conflict()
 def purge_vanished(db):
     """Delete vanished devices none of whose handles is in use any more.
-    Returns the names of the deployables deleted (for Placement)."""
+    Returns the names of the deployables deleted (for Placement).
+
+    The digest of each host a device is purged from is made pending in
+    the same transaction: a report of the host diffed before the purge
+    (which still saw the device) fails its compare-and-swap and is
+    diffed again, so that a device that came back is added again."""
     names = []
     with db.writer() as session:
-        for device in session.scalars(sa.select(models.Device).where(
-                models.Device.vanished.is_(True))):
+        for device in list(session.scalars(sa.select(models.Device).where(
+                models.Device.vanished.is_(True)))):
             deps = list(session.scalars(sa.select(models.Deployable).where(
                 models.Deployable.device_id == device.id)))
             if _in_use(session, [d.id for d in deps]):
@@ -347,4 +357,8 @@ def purge_vanished(db):
             session.execute(sa.delete(models.ControlpathID).where(
                 models.ControlpathID.device_id == device.id))
             session.delete(device)
+            session.execute(sa.update(models.HostReport)
+                            .where(models.HostReport.hostname ==
+                                   device.hostname)
+                            .values(digest=pending_digest()))
     return names
