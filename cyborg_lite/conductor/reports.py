@@ -34,6 +34,7 @@ class ReportService:
         self._mirror = mirror
         self._synced = set()  # hosts mirrored in full since our start
         self._lock = threading.Lock()
+        self._host_locks = {}  # hostname -> Lock: one report at a time
 
     def report(self, hostname, devices, digest=None):
         """Apply one host's report; returns a summary of what changed.
@@ -41,7 +42,20 @@ class ReportService:
         A report that another report of the host overtook (its diff was
         made from a state that changed before it was written) loads the
         host again and makes a new diff, up to REPORT_ATTEMPTS times.
+        Reports of one host are applied one at a time in this conductor,
+        DB write and Placement writes together, so that Placement gets
+        them in the order of the DB; one that another conductor wrote
+        while this one wrote Placement makes this one mirror the host
+        in full, as the DB has it then.
         """
+        with self._host_lock(hostname):
+            return self._report(hostname, devices, digest)
+
+    def _host_lock(self, hostname):
+        with self._lock:
+            return self._host_locks.setdefault(hostname, threading.Lock())
+
+    def _report(self, hostname, devices, digest):
         reported = [model.DriverDevice.from_dict(d) for d in devices]
         digest = digest or model.report_digest(reported)
         for attempt in range(1, REPORT_ATTEMPTS + 1):
@@ -68,6 +82,12 @@ class ReportService:
             self._mirror_host(hostname)
         elif self._mirror is not None and not diff.empty:
             self._mirror_diff(hostname, diff, kept)
+            if db_reports.get_digest(self._db, hostname) != applied.digest:
+                LOG.info('Host %s changed while its report was mirrored; '
+                         'mirroring it in full', hostname)
+                with self._lock:
+                    self._synced.discard(hostname)
+                self._mirror_host(hostname)
         if applied.returned:
             self._free_returned(hostname, applied.returned)
         summary = {'changed': not diff.empty, 'added': len(diff.added),

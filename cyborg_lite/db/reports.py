@@ -293,11 +293,12 @@ def apply_diff(db, hostname, diff, digest, rp_uuid_of, reported_cpids=(),
             # while an ARQ holds it: the host is not yet as reported, so
             # the next report, even unchanged, is diffed again and
             # removes it once the ARQ has let go.
+            digest = pending_digest()
             session.execute(sa.update(models.HostReport)
                             .where(models.HostReport.hostname == hostname)
-                            .values(digest=pending_digest()))
+                            .values(digest=digest))
         returned = _unmark_vanished(session, hostname, list(reported_cpids))
-    return Applied(kept, returned)
+    return Applied(kept, returned, digest)
 
 
 @dataclasses.dataclass
@@ -307,11 +308,13 @@ class Applied:
     ``kept``: the removed devices that stay, marked vanished, because one
     of their handles is in use. ``returned``: the names of the
     deployables of vanished devices that the report has again, and
-    that are not disabled (their inventory can be freed).
+    that are not disabled (their inventory can be freed). ``digest``:
+    the host's digest as written.
     """
 
     kept: list
     returned: list
+    digest: str
 
 
 def _unmark_vanished(session, hostname, cpid_infos):
