@@ -18,6 +18,7 @@ from __future__ import annotations
 import os
 import shutil
 
+from cyborg_lite.agent import sysfs as sysfs_lib
 from cyborg_lite.agent.sysfs import Sysfs
 from cyborg_lite.agent.sysfs import SysfsError
 
@@ -256,12 +257,14 @@ class SimulatedSysfs(Sysfs):
             raise SysfsError('cannot write %r to %s: %s' % (
                 uuid, os.path.join(_type_dir(self.root, address, mdev_type),
                                    'create'), self._refusing))
-        super().create_mdev(address, mdev_type, uuid)
-        kernel_create_mdev(self.root, address, mdev_type)
+        with sysfs_lib.MDEV_LOCK:
+            super().create_mdev(address, mdev_type, uuid)
+            kernel_create_mdev(self.root, address, mdev_type)
 
     def remove_mdev(self, uuid: str, address: str | None = None,
                     mdev_type: str | None = None) -> bool:
-        removed = super().remove_mdev(uuid, address, mdev_type)
-        if removed:
-            kernel_remove_mdev(self.root, uuid)
+        with sysfs_lib.MDEV_LOCK:
+            removed = super().remove_mdev(uuid, address, mdev_type)
+            if removed:
+                kernel_remove_mdev(self.root, uuid)
         return removed

@@ -162,6 +162,17 @@ def _check_mdev_type(mdev_type: str) -> None:
 _ABSENT = (FileNotFoundError, NotADirectoryError)
 
 
+# Held while an mdev type is read and while an mdev is created or
+# removed: a type's ``available_instances`` and its ``devices`` are two
+# reads, and an mdev that the agent's RPC thread created or removed
+# between them would make the report's count of instances one off (a
+# vGPU that does not exist, in Placement and as a handle, or one missing
+# that may be in use). Reentrant, so that a sysfs that acts as the
+# kernel (the simulation) holds it across its write and the kernel's
+# answer.
+MDEV_LOCK = threading.RLock()
+
+
 class Sysfs:
     """Reads and writes under one sysfs root (``/sys`` on a real host)."""
 
@@ -441,6 +452,10 @@ class Sysfs:
         if not PCI_ADDRESS_RE.match(address):
             raise SysfsError('%s is not a PCI address' % _show(address))
         _check_mdev_type(type_id)
+        with MDEV_LOCK:
+            return self._mdev_type(address, type_id)
+
+    def _mdev_type(self, address: str, type_id: str) -> MdevType | None:
         base = (PCI_DEVICES, address, MDEV_TYPES, type_id)
         if not self._exists(*base):
             if not self._exists(PCI_DEVICES, address):
@@ -491,7 +506,8 @@ class Sysfs:
             raise SysfsError('%s does not offer mdev type %s (no %s)'
                              % (address, mdev_type,
                                 self.path(*parts))) from None
-        self._write(create, uuid)
+        with MDEV_LOCK:
+            self._write(create, uuid)
 
     def has_mdev(self, address: str, mdev_type: str, uuid: str) -> bool:
         """Whether ``address`` has the mdev ``uuid`` of ``mdev_type``."""
@@ -520,7 +536,8 @@ class Sysfs:
                 remove = self._resolve(*parts)
             except _ABSENT:
                 continue
-            self._write(remove, '1')
+            with MDEV_LOCK:
+                self._write(remove, '1')
             return True
         return False
 

@@ -11,7 +11,12 @@ one deployable:
 Which type a GPU gets: ``[gpu_devices] enabled_vgpu_types`` lists the
 types, and ``[vgpu_<type>] device_addresses`` the GPUs of each. A GPU
 that no type lists gets the first enabled type whose
-``device_addresses`` is empty, if any, and if it offers it.
+``device_addresses`` is empty, if any, and if it offers it (a GPU that
+does not is a PGPU). A GPU that ``device_addresses`` names but that does
+not offer the type (yet: NVIDIA's types appear once ``nvidia-vgpud``
+runs) is not read this pass: the agent reports it as it read it last,
+or not at all, never as a whole GPU that Nova could pass through while
+it is meant for vGPUs.
 
 MDEV handles are numbered (``vgpu_mark`` ``<type>_<n>``), not named by
 mdev uuid: the handle set must not change when an mdev is created, or
@@ -26,6 +31,7 @@ import logging
 from cyborg_lite.agent.drivers import base
 from cyborg_lite.agent.sysfs import MdevType
 from cyborg_lite.agent.sysfs import PciDevice
+from cyborg_lite.agent.sysfs import SysfsError
 from cyborg_lite.conf import agent as agent_conf
 from cyborg_lite import model
 
@@ -80,7 +86,8 @@ class NvidiaGPUDriver(base.Driver):
                 continue
             vgpu_type = types_by_address.get(pci.address, default_type)
             with self.skipping_broken(pci.address):
-                devices.append(self._device(pci, vgpu_type))
+                devices.append(self._device(
+                    pci, vgpu_type, pci.address in types_by_address))
         return devices
 
     def _is_gpu(self, pci: PciDevice) -> bool:
@@ -109,11 +116,18 @@ class NvidiaGPUDriver(base.Driver):
                 default_type = vgpu_type
         return by_address, default_type
 
-    def _device(self, pci: PciDevice,
-                vgpu_type: str | None) -> model.DriverDevice:
+    def _device(self, pci: PciDevice, vgpu_type: str | None,
+                listed: bool = False) -> model.DriverDevice:
+        """The GPU as a device; ``listed``: ``device_addresses`` names
+        it for ``vgpu_type``."""
         mdev_type = None
         if vgpu_type is not None:
             mdev_type = self.sysfs.mdev_type(pci.address, vgpu_type)
+            if mdev_type is None and listed:
+                raise SysfsError(
+                    'GPU %s is listed for vGPU type %s, which it does not '
+                    'offer (is nvidia-vgpud running?)'
+                    % (pci.address, vgpu_type))
             if mdev_type is None:
                 LOG.warning('GPU %s does not offer vGPU type %s; reporting'
                             ' it as a whole GPU', pci.address, vgpu_type)

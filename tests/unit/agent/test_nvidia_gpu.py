@@ -1,6 +1,7 @@
 """The NVIDIA driver against the GPU fixture trees."""
 
 import json
+import os
 
 from cyborg_lite.agent.drivers import nvidia_gpu
 from cyborg_lite.agent.sysfs import Sysfs
@@ -134,3 +135,56 @@ def test_vgpu_trait_name_sanitises_the_type_name():
     assert nvidia_gpu.vgpu_trait_name('GRID T4-1B') == 'T4_1B'
     assert nvidia_gpu.vgpu_trait_name('NVIDIA A100-4C') == 'A100_4C'
     assert nvidia_gpu.vgpu_trait_name('GRID RTX6000-4Q') == 'RTX6000_4Q'
+
+
+def test_mdevs_created_and_removed_during_discovery_never_miscount(
+        conf_factory, tmp_path):
+    """The agent's RPC threads create and remove mdevs while the report
+    loop reads the types: every pass counts the type's 8 instances (a
+    pass reading ``available_instances`` and ``devices`` on either side
+    of a create counted 9)."""
+    import threading
+    import uuid as uuid_lib
+
+    from cyborg_lite.agent import simulation
+    root = sysfs_tree.copy_tree('t4_vgpu', tmp_path)
+    sysfs = simulation.SimulatedSysfs(root)
+    conf = conf_factory(None, '[gpu_devices]\nenabled_vgpu_types = '
+                        'nvidia-223\n', sysfs_root=root)
+    driver = nvidia_gpu.NvidiaGPUDriver(conf, sysfs)
+    stop = threading.Event()
+
+    def bind_and_unbind():
+        while not stop.is_set():
+            name = str(uuid_lib.uuid4())
+            sysfs.create_mdev(T4, 'nvidia-223', name)
+            sysfs.remove_mdev(name)
+
+    binder = threading.Thread(target=bind_and_unbind)
+    binder.start()
+    try:
+        counts = {driver.discover()[0].deployables[0].num_accelerators
+                  for _ in range(300)}
+    finally:
+        stop.set()
+        binder.join()
+    assert counts == {8}
+
+
+def test_a_listed_gpu_without_its_type_is_not_read_as_a_pgpu(conf_factory,
+                                                             tmp_path):
+    """A GPU that ``device_addresses`` gives a vGPU type, whose types are
+    not there (nvidia-vgpud not started yet), is skipped this pass (the
+    agent reports it as read last), never a PGPU that Nova could pass
+    through."""
+    import shutil
+    conf = _vgpu_conf(conf_factory, 't4_vgpu', ['nvidia-223'],
+                      {'nvidia-223': [T4]})
+    root = sysfs_tree.copy_tree('t4_vgpu', tmp_path)
+    [device] = _discover(conf, None, root)
+    assert device.deployables[0].resource_class == 'VGPU'
+    shutil.rmtree(os.path.join(root, 'bus/pci/devices', T4,
+                               'mdev_supported_types'))
+    driver = nvidia_gpu.NvidiaGPUDriver(conf, Sysfs(root))
+    devices, unreadable = driver.discover_pass()
+    assert (devices, unreadable) == ([], {T4})
