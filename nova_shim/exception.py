@@ -48,6 +48,11 @@ class ForbiddenWithAccelerators(NovaShimException):
     msg_fmt = 'Feature not supported with instances that have accelerators.'
 
 
+class MoveForbiddenWithAccelerators(ForbiddenWithAccelerators):
+    """A migration refused for instances with accelerators: HTTP 403, as
+    Nova's migrate and os-migrateLive answer it."""
+
+
 class UnsupportedAttachHandle(NovaShimException):
     msg_fmt = ('Accelerator request %(arq)s has attach handle type '
                '%(type)r, which cannot be attached to a guest.')
@@ -98,6 +103,14 @@ class FlavorNotFound(NovaShimException):
 
 class InvalidRequest(NovaShimException):
     msg_fmt = 'Invalid request: %(reason)s'
+
+
+class InvalidGlobalAPIVersion(NovaShimException):
+    """A well-formed microversion outside the range served: HTTP 406, as
+    Nova answers it."""
+
+    msg_fmt = ('Version %(req_ver)s is not supported by the API. Minimum '
+               'is %(min_ver)s and maximum is %(max_ver)s.')
 
 
 class BuildAbortException(NovaShimException):

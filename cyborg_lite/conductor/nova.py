@@ -157,7 +157,9 @@ def _log_answer(events, status, resp):
     if status == 200:
         LOG.debug('Nova took %d event(s)', len(events))
         return
-    # 207 where every event is 422 means the instance has no host yet;
-    # Nova's own early-exit check picks the ARQs up (nova LP#1855752).
+    # 207: some events went to instances unknown to Nova or without a
+    # host yet (422); 404: all of them did. An instance without a host
+    # picks its ARQs up with Nova's own early-exit check (nova
+    # LP#1855752).
     LOG.info('Nova answered %s to %d event(s): %s', status, len(events),
              resp.text[:500])

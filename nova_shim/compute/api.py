@@ -76,9 +76,11 @@ ERRORS: list[tuple[type, int, str]] = [
     (exception.InstanceInvalidState, 409, 'conflictingRequest'),
     (exception.InstanceNotReady, 409, 'conflictingRequest'),
     (exception.InstanceDeleting, 409, 'conflictingRequest'),
+    (exception.MoveForbiddenWithAccelerators, 403, 'forbidden'),
     (exception.ForbiddenWithAccelerators, 400, 'badRequest'),
     (exception.NotSupported, 400, 'badRequest'),
     (exception.InvalidRequest, 400, 'badRequest'),
+    (exception.InvalidGlobalAPIVersion, 406, 'computeFault'),
     (exception.NoValidHost, 400, 'badRequest'),
     (exception.DeviceProfileError, 400, 'badRequest'),
 ]

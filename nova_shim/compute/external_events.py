@@ -84,4 +84,8 @@ def create(req: webob.Request, manager: ComputeManager) -> webob.Response:
         event['code'] = 200
         manager.deps.events.deliver(instance.uuid, event['name'],
                                     event.get('tag'), event['status'])
+    if all(event['code'] != 200 for event in events):
+        # As Nova: a request none of whose events is accepted is a 404.
+        raise exception.InstanceNotFound(
+            message='No instances found for any event')
     return http.json_response({'events': events}, result)

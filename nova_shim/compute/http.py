@@ -152,8 +152,8 @@ def request_version(req: webob.Request) -> tuple[int, int]:
             reason='bad microversion %r' % value) from exc
     if not (_version_tuple(MIN_VERSION) <= version
             <= _version_tuple(MAX_VERSION)):
-        raise exception.InvalidRequest(
-            reason='microversion %s is not supported' % value)
+        raise exception.InvalidGlobalAPIVersion(
+            req_ver=value, min_ver=MIN_VERSION, max_ver=MAX_VERSION)
     return version
 
 

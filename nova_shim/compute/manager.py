@@ -167,8 +167,12 @@ class ComputeManager:
                             backup_type, rotation, metadata)
 
     def refuse(self, uuid: str, action: str) -> None:
-        """Resize, migrations, suspend and resume: always refused."""
+        """Resize, migrations, suspend and resume: always refused; with
+        accelerators, as Nova refuses them: a 403 for the migrations, a
+        400 for the others."""
         instance = self.deps.db.get(uuid)
+        if instance.device_profile and action in ('migrate', 'live-migrate'):
+            raise exception.MoveForbiddenWithAccelerators()
         if instance.device_profile:
             raise exception.ForbiddenWithAccelerators()
         raise exception.NotSupported(action=action)

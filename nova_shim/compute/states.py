@@ -47,9 +47,17 @@ API_STATUS = {ACTIVE: 'ACTIVE', BUILDING: 'BUILD', PAUSED: 'PAUSED',
               SUSPENDED: 'SUSPENDED', STOPPED: 'SHUTOFF',
               SHELVED: 'SHELVED', SHELVED_OFFLOADED: 'SHELVED_OFFLOADED',
               RESCUED: 'RESCUE', DELETED: 'DELETED', ERROR: 'ERROR'}
-# While a task runs, some tasks show their own status, as in Nova.
-TASK_API_STATUS = {REBOOTING: 'REBOOT', REBOOTING_HARD: 'HARD_REBOOT',
-                   REBUILDING: 'REBUILD', REBUILD_SPAWNING: 'REBUILD'}
+# While a task runs, some tasks show their own status in some vm_states,
+# as Nova's ``_STATE_MAP``: a reboot only of an ACTIVE instance (a hard
+# reboot of a STOPPED one is SHUTOFF), a rebuild of an ACTIVE, STOPPED
+# or ERROR one.
+_REBUILD_STATUS = {REBUILDING: 'REBUILD', REBUILD_SPAWNING: 'REBUILD'}
+TASK_API_STATUS = {
+    ACTIVE: {REBOOTING: 'REBOOT', REBOOTING_HARD: 'HARD_REBOOT',
+             **_REBUILD_STATUS},
+    STOPPED: _REBUILD_STATUS,
+    ERROR: _REBUILD_STATUS,
+}
 
 ALLOWED_VM_STATES = {
     'start': {STOPPED},
@@ -76,6 +84,7 @@ __all__ = ['PowerState']
 
 def api_status(vm_state: str, task_state: str | None) -> str:
     """The ``status`` of a server in Nova's API."""
-    if task_state in TASK_API_STATUS:
-        return TASK_API_STATUS[task_state]
+    by_task = TASK_API_STATUS.get(vm_state, {})
+    if task_state in by_task:
+        return by_task[task_state]
     return API_STATUS.get(vm_state, 'UNKNOWN')

@@ -76,9 +76,20 @@ def test_unknown_instance_is_404_and_207(service):
 
 def test_instance_without_host_is_422(service):
     server = instance(service, None)
-    resp = post(service, [event(server)])
+    known = instance(service, 'events-host')
+    resp = post(service, [event(server), event(known)])
     assert resp.status_code == 207
-    assert [e['code'] for e in resp.json()['events']] == [422]
+    assert [e['code'] for e in resp.json()['events']] == [422, 200]
+
+
+def test_no_event_accepted_is_404(service):
+    """As Nova: when no event names a known instance with a host, the
+    request is a 404."""
+    events = [event(instance(service, None)), event(str(uuid.uuid4()))]
+    resp = post(service, events)
+    assert resp.status_code == 404, resp.text
+    assert resp.json()['itemNotFound']['message'] == (
+        'No instances found for any event')
 
 
 def test_tag_is_required(service):
@@ -111,3 +122,17 @@ def test_failed_event_stops_the_wait(service):
     waiter = service.deps.events.prepare(server, [(EVENT, 'a'), (EVENT, 'b')])
     assert post(service, [event(server, 'a', 'failed')]).status_code == 200
     assert waiter.wait(5) == {(EVENT, 'a'): 'failed'}
+
+
+def test_a_microversion_out_of_range_is_406(service):
+    """As Nova: a well-formed microversion outside the range served is a
+    406, a malformed one a 400."""
+    server = instance(service, 'events-host')
+    resp = post(service, [event(server)],
+                headers={'OpenStack-API-Version': 'compute 2.97'})
+    assert resp.status_code == 406, resp.text
+    assert 'Version 2.97 is not supported by the API' in resp.json()[
+        'computeFault']['message']
+    resp = post(service, [event(server)],
+                headers={'OpenStack-API-Version': 'compute two'})
+    assert resp.status_code == 400, resp.text

@@ -39,6 +39,16 @@ def test_api_status():
     assert states.api_status(states.STOPPED, None) == 'SHUTOFF'
     assert states.api_status(states.ACTIVE,
                              states.REBOOTING_HARD) == 'HARD_REBOOT'
+    # As Nova's _STATE_MAP: a reboot shows only on an ACTIVE server.
+    assert states.api_status(states.STOPPED,
+                             states.REBOOTING_HARD) == 'SHUTOFF'
+    assert states.api_status(states.PAUSED,
+                             states.REBOOTING_HARD) == 'PAUSED'
+    assert states.api_status(states.ERROR, states.REBOOTING_HARD) == 'ERROR'
+    assert states.api_status(states.STOPPED, states.REBUILDING) == 'REBUILD'
+    assert states.api_status(states.ERROR,
+                             states.REBUILD_SPAWNING) == 'REBUILD'
+    assert states.api_status(states.SHELVED, states.REBUILDING) == 'SHELVED'
 
 
 def test_flavors_from_config_and_inline():
