@@ -137,7 +137,7 @@ def list_arqs(deps: ComputeDeps, ctx: RequestContext,
 
 
 def delete_arqs(deps: ComputeDeps, ctx: RequestContext,
-                instance: Instance) -> None:
+                instance: Instance, strict: bool = False) -> None:
     """Delete the instance's ARQs, bound or not; errors are logged.
 
     ``DELETE ?instance=`` removes every ARQ a bind gave the instance;
@@ -145,7 +145,9 @@ def delete_arqs(deps: ComputeDeps, ctx: RequestContext,
     only for ARQs that may not have been bound: those of an instance
     still building (deleted between the create and the bind), or all of
     them when the first call failed. (An instance past its build has
-    bound ARQs or none: a failed bind or spawn deletes them.)
+    bound ARQs or none: a failed bind or spawn deletes them.) With
+    ``strict``, a failure of ``DELETE ?instance=`` is raised instead,
+    for a caller that must not go on while Cyborg holds the devices.
     """
     if not instance.device_profile:
         return
@@ -153,6 +155,8 @@ def delete_arqs(deps: ComputeDeps, ctx: RequestContext,
     try:
         cy.delete_arqs_for_instance(instance.uuid)
     except exception.AcceleratorRequestOpFailed as exc:
+        if strict:
+            raise
         LOG.error('instance %s: deleting ARQs failed: %s', instance.uuid,
                   exc)
     else:

@@ -12,7 +12,8 @@ spawns the guest again. Rescue restarts the guest from a rescue disk
 (its own disk second) with the same ARQs, fetched afresh, as Nova's
 libvirt driver gives a rescued guest its accelerators; unrescue
 restarts it from its own XML. If the hypervisor fails, the task_state
-is cleared and the vm_state stays.
+is cleared and the power state recorded; the vm_state stays, but for a
+reboot, rescue or unrescue that leaves the guest not running: ERROR.
 """
 
 import dataclasses
@@ -45,18 +46,39 @@ def begin(deps: ComputeDeps, instance_uuid: str, action: str,
 
 
 def run(deps: ComputeDeps, instance: Instance,
-        work: Callable[[], None], vm_state: str) -> Instance:
-    """Do ``work``; on success record ``vm_state`` and the power state."""
+        work: Callable[[], None], vm_state: str,
+        restarts: bool = False) -> Instance:
+    """Do ``work``; on success record ``vm_state`` and the power state.
+
+    On failure the task_state is cleared and the power state recorded
+    as the hypervisor has it then; work that ``restarts`` the guest (a
+    reboot, rescue, unrescue) and leaves it not running leaves the
+    instance in ERROR, as Nova's reboot and rescue do.
+    """
     try:
         work()
-    except Exception:
-        deps.db.update(instance.uuid, task_state=None)
+    except Exception as exc:
+        power_state = power_state_or_nostate(deps, instance.uuid)
+        changes = {'task_state': None, 'power_state': int(power_state)}
+        if restarts and power_state != states.PowerState.RUNNING:
+            changes.update(vm_state=states.ERROR, fault=str(exc))
+        deps.db.update(instance.uuid, **changes)
         raise
     power_state = deps.driver.get_power_state(instance.uuid)
     LOG.info('instance %s: %s -> %s (%s)', instance.uuid, instance.task_state,
              vm_state, power_state.name)
     return deps.db.update(instance.uuid, vm_state=vm_state, task_state=None,
                           power_state=int(power_state))
+
+
+def power_state_or_nostate(deps: ComputeDeps,
+                            uuid: str) -> states.PowerState:
+    """The guest's power state; NOSTATE if the hypervisor cannot say."""
+    try:
+        return deps.driver.get_power_state(uuid)
+    except Exception:  # noqa: BLE001 - a failure is being recorded
+        LOG.warning('instance %s: no power state', uuid, exc_info=True)
+        return states.PowerState.NOSTATE
 
 
 def start(deps: ComputeDeps, ctx: RequestContext, uuid: str) -> Instance:
@@ -90,7 +112,7 @@ def reboot(deps: ComputeDeps, ctx: RequestContext, uuid: str,
     def work() -> None:
         arqs = accelerators.get_arqs(deps, ctx, instance)
         deps.driver.reboot(build.guest_spec(instance), arqs, reboot_type)
-    return run(deps, instance, work, states.ACTIVE)
+    return run(deps, instance, work, states.ACTIVE, restarts=True)
 
 
 def pause(deps: ComputeDeps, ctx: RequestContext, uuid: str) -> Instance:
@@ -152,7 +174,7 @@ def _restart(deps: ComputeDeps, ctx: RequestContext, uuid: str,
         arqs = accelerators.get_arqs(deps, ctx, instance)
         deps.driver.restart(dataclasses.replace(
             build.guest_spec(instance), rescue_disk_path=rescue_disk), arqs)
-    return run(deps, instance, work, vm_state)
+    return run(deps, instance, work, vm_state, restarts=True)
 
 
 def rescue(deps: ComputeDeps, ctx: RequestContext, uuid: str) -> Instance:

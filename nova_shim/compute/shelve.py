@@ -39,11 +39,14 @@ def shelve_offload(deps: ComputeDeps, ctx: RequestContext,
                                states.SHELVING_OFFLOADING)
     try:
         deps.driver.destroy(uuid)
-        accelerators.delete_arqs(deps, ctx, instance)
+        # Strict: while Cyborg holds the devices, Placement must not
+        # count them free.
+        accelerators.delete_arqs(deps, ctx, instance, strict=True)
         build.release_allocation(deps, instance)
     except Exception:
-        # Still SHELVED, and free to be offloaded again (each step may
-        # be done twice) or unshelved.
+        # Still SHELVED, holding its ARQs and allocation until they are
+        # freed, and free to be offloaded again (each step may be done
+        # twice) or unshelved (which defines the guest again).
         deps.db.update(uuid, task_state=None)
         raise
     LOG.info('instance %s: offloaded from %s', uuid, instance.node)
@@ -64,20 +67,26 @@ def unshelve(deps: ComputeDeps, ctx: RequestContext, uuid: str) -> None:
     An offloaded instance that cannot be unshelved (no host has room, its
     accelerators do not bind) goes back to SHELVED_OFFLOADED holding
     nothing, as Nova leaves it, so that it can be unshelved again later;
-    one shelved on its host that cannot be powered on ends in ERROR."""
+    one shelved on its host that cannot be powered on stays SHELVED with
+    its host, ARQs and allocation, as Nova (which starts it) leaves it,
+    to be unshelved again."""
     instance = deps.db.get(uuid)
-    try:
-        if instance.vm_state == states.SHELVED:
+    if instance.vm_state == states.SHELVED:
+        try:
             arqs = accelerators.get_arqs(deps, ctx, instance)
             deps.driver.power_on(build.guest_spec(instance), arqs)
-            deps.db.update(uuid, vm_state=states.ACTIVE, task_state=None,
-                           power_state=int(deps.driver.get_power_state(uuid)))
-        else:
-            build.place_and_spawn(deps, ctx, instance, states.UNSHELVING)
+        except Exception:  # noqa: BLE001 - every failure is recorded
+            LOG.exception('instance %s: unshelve failed; still shelved',
+                          uuid)
+            deps.db.update(uuid, task_state=None, power_state=int(
+                lifecycle.power_state_or_nostate(deps, uuid)))
+            return
+        deps.db.update(uuid, vm_state=states.ACTIVE, task_state=None,
+                       power_state=int(deps.driver.get_power_state(uuid)))
+        LOG.info('instance %s: unshelved', uuid)
+        return
+    try:
+        build.place_and_spawn(deps, ctx, instance, states.UNSHELVING)
         LOG.info('instance %s: unshelved', uuid)
     except Exception as exc:  # noqa: BLE001 - every failure is recorded
-        build.fail_instance(
-            deps, ctx, uuid, exc,
-            states.SHELVED_OFFLOADED
-            if instance.vm_state == states.SHELVED_OFFLOADED
-            else states.ERROR)
+        build.fail_instance(deps, ctx, uuid, exc, states.SHELVED_OFFLOADED)

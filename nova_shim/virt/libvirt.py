@@ -250,8 +250,14 @@ class LibvirtDriver:
                  len(arqs))
 
     def power_off(self, instance_uuid: str) -> None:
-        """Stop the guest (a hard power off); its definition stays."""
-        domain = self.host.get_domain(instance_uuid)
+        """Stop the guest (a hard power off); its definition stays. A
+        guest that is not defined (a failed rebuild left none) is off
+        already, as Nova's driver finds it."""
+        try:
+            domain = self.host.get_domain(instance_uuid)
+        except exception.InstanceNotFound:
+            LOG.info('instance %s: no guest to power off', instance_uuid)
+            return
         with _hypervisor_op('power_off', instance_uuid):
             if domain.isActive():
                 domain.destroy()
@@ -311,7 +317,13 @@ class LibvirtDriver:
             domain.undefineFlags(libvirt.VIR_DOMAIN_UNDEFINE_MANAGED_SAVE)
 
     def get_power_state(self, instance_uuid: str) -> PowerState:
-        state, _reason = self.host.get_domain(instance_uuid).state()
+        """The guest's power state; NOSTATE when it is not defined, as
+        Nova's compute records it."""
+        try:
+            domain = self.host.get_domain(instance_uuid)
+        except exception.InstanceNotFound:
+            return PowerState.NOSTATE
+        state, _reason = domain.state()
         return _POWER_STATES.get(state, PowerState.NOSTATE)
 
     def get_xml(self, instance_uuid: str) -> str:

@@ -6,6 +6,7 @@ allocations and the hostdevs libvirt reads back from the domain XML.
 """
 
 import logging
+import time
 
 import pytest
 import requests
@@ -302,3 +303,121 @@ def test_calls_on_servers_need_a_project(chain, server):
         assert resp.status_code == 401, (method, path, resp.text)
         assert 'names no project' in resp.json()['unauthorized']['message']
     assert chain.show(server)['status'] == 'ACTIVE'
+
+
+def _refuse_power_on(monkeypatch, driver):
+    def refuse(spec, arqs):
+        raise exception.HypervisorError(op='power_on', instance=spec.uuid,
+                                        reason='the guest does not start')
+    monkeypatch.setattr(driver, 'power_on', refuse)
+
+
+def test_a_failed_rebuild_can_be_rebooted_and_stopped(chain, server,
+                                                      monkeypatch):
+    """The failed rebuild leaves no guest; a hard reboot defines it
+    again with its ARQs (they stayed bound for it), and a stop of an
+    instance without a guest is no 404."""
+    driver = chain.service.deps.driver
+    real = driver.spawn
+
+    def refuse(spec, arqs):
+        raise exception.HypervisorError(op='spawn', instance=spec.uuid,
+                                        reason='no room for the guest')
+    monkeypatch.setattr(driver, 'spawn', refuse)
+    chain.action(server, {'rebuild': {'imageRef': 'any'}})
+    monkeypatch.setattr(driver, 'spawn', real)
+    failed = chain.show(server)
+    assert (failed['status'], failed['OS-EXT-STS:power_state']) == (
+        'ERROR', 0)
+    resp = chain.action(server, {'os-stop': None})
+    assert resp.status_code == 202, resp.text
+    assert chain.wait(server, 'SHUTOFF')['OS-EXT-STS:power_state'] == 0
+    resp = chain.action(server, {'reboot': {'type': 'HARD'}})
+    assert resp.status_code == 202, resp.text
+    chain.wait(server, 'ACTIVE')
+    assert_running_with_accelerators(chain, server)
+
+
+def test_a_failed_hard_reboot_leaves_the_instance_in_error(chain, server,
+                                                          monkeypatch):
+    """The guest was powered off and does not start again: ERROR with
+    its power state, as Nova's reboot leaves it, not ACTIVE with a
+    guest that is off; another hard reboot brings it back."""
+    driver = chain.service.deps.driver
+    real = driver.power_on
+    _refuse_power_on(monkeypatch, driver)
+    resp = chain.action(server, {'reboot': {'type': 'HARD'}})
+    assert resp.status_code == 500, resp.text
+    failed = chain.show(server)
+    assert (failed['status'], failed['OS-EXT-STS:task_state'],
+            failed['OS-EXT-STS:power_state']) == ('ERROR', None, 4)
+    assert 'the guest does not start' in failed['fault']['message']
+    monkeypatch.setattr(driver, 'power_on', real)
+    assert chain.action(server, {'reboot': {'type': 'HARD'}}).status_code \
+        == 202
+    chain.wait(server, 'ACTIVE')
+    assert_running_with_accelerators(chain, server)
+
+
+def test_a_failed_unshelve_of_a_shelved_instance_keeps_it(chain, server,
+                                                         monkeypatch):
+    """Shelved on its host, it does not power on: still SHELVED with its
+    host, ARQs and allocation, as Nova leaves it, and unshelved later."""
+    arqs = [a['uuid'] for a in chain.show(server)['accelerator_requests']]
+    chain.conf.set_override('shelved_offload_time', -1, group='compute')
+    try:
+        assert chain.action(server, {'shelve': None}).status_code == 202
+    finally:
+        chain.conf.clear_override('shelved_offload_time', group='compute')
+    allocations = chain.allocations(server)
+    driver = chain.service.deps.driver
+    real = driver.power_on
+    _refuse_power_on(monkeypatch, driver)
+    assert chain.action(server, {'unshelve': None}).status_code == 202
+    deadline = time.monotonic() + 10
+    while (chain.show(server)['OS-EXT-STS:task_state'] is not None and
+           time.monotonic() < deadline):
+        time.sleep(0.05)
+    shelved = chain.show(server)
+    assert shelved['status'] == 'SHELVED'
+    assert shelved['OS-EXT-SRV-ATTR:host'] is not None
+    assert [a['uuid'] for a in shelved['accelerator_requests']] == arqs
+    assert chain.allocations(server) == allocations
+    monkeypatch.setattr(driver, 'power_on', real)
+    assert chain.action(server, {'unshelve': None}).status_code == 202
+    chain.wait(server, 'ACTIVE')
+    assert_running_with_accelerators(chain, server, arqs)
+
+
+def test_an_offload_whose_arqs_cyborg_keeps_keeps_its_allocation(
+        chain, server, monkeypatch):
+    """Cyborg does not delete the ARQs: the offload fails, SHELVED with
+    its ARQs and its allocation (Placement must not count the devices
+    that Cyborg holds as free); offloaded once Cyborg answers again."""
+    from nova_shim.accelerator import cyborg
+    chain.conf.set_override('shelved_offload_time', -1, group='compute')
+    try:
+        assert chain.action(server, {'shelve': None}).status_code == 202
+    finally:
+        chain.conf.clear_override('shelved_offload_time', group='compute')
+    allocations = chain.allocations(server)
+
+    def refuse(self, instance_uuid):
+        raise exception.AcceleratorRequestOpFailed(op='delete',
+                                                   msg='Cyborg is away')
+    real = cyborg._CyborgClient.delete_arqs_for_instance
+    monkeypatch.setattr(cyborg._CyborgClient, 'delete_arqs_for_instance',
+                        refuse)
+    resp = chain.action(server, {'shelveOffload': None})
+    assert resp.status_code == 500, resp.text
+    shelved = chain.show(server)
+    assert (shelved['status'], shelved['OS-EXT-STS:task_state']) == (
+        'SHELVED', None)
+    assert [a['state'] for a in chain.cyborg_arqs(server)] == ['Bound']
+    assert chain.allocations(server) == allocations
+    monkeypatch.setattr(cyborg._CyborgClient, 'delete_arqs_for_instance',
+                        real)
+    assert chain.action(server, {'shelveOffload': None}).status_code == 202
+    assert chain.show(server)['status'] == 'SHELVED_OFFLOADED'
+    assert chain.cyborg_arqs(server) == []
+    assert chain.allocations(server) == {}
