@@ -78,6 +78,13 @@ class ReportService:
                 LOG.debug('Report from %s overtaken by another; diffing '
                           'again', hostname)
         kept = applied.kept
+        if db_reports.is_pending(stored_digest):
+            # The host was not as its last report said (a removal that
+            # waited for an ARQ, a purge): Placement is mirrored in full,
+            # which also deletes the providers of a purge whose own
+            # Placement writes were not made.
+            with self._lock:
+                self._synced.discard(hostname)
         if self._needs_sync(hostname):
             self._mirror_host(hostname)
         elif self._mirror is not None and not diff.empty:

@@ -466,6 +466,11 @@ def arq_delete(db, check, project_id=None, instance_uuid=None, uuids=None,
     query, params = _scope(_HELD_SELECT, project_id, instance_uuid, uuids)
     with db.write_connection() as conn:
         rows = conn.execute(query, params).all()
+        if not rows and engine.after_lost_connection():
+            # The commit of an earlier attempt deleted them (all or none,
+            # one transaction), its answer lost; what it released may
+            # have been a vanished device's.
+            return Deletion([], deleted=True, purge=True)
         held = [held_dict(row) for row in rows]
         check(held)
         if not host_work_undone and any(

@@ -286,18 +286,32 @@ def _holds(handle_id):
     return ARQS.c.attach_handle_id.is_not_distinct_from(handle_id)
 
 
+_BOUND_HOLDING = (sa.select(sa.literal(1))
+                  .where(ARQS.c.uuid == sa.bindparam('uuid'),
+                         ARQS.c.state == states.BOUND,
+                         ARQS.c.attach_handle_id == sa.bindparam('handle')))
+
+
 @engine.retry_on_conflict()
 def finish_bind(db, uuid, handle_id) -> bool:
-    """BindStarted -> Bound, for the bind that took ``handle_id``; False
-    if the ARQ moved on meanwhile (the sweep failed it, it was unbound,
-    deleted or bound again with another handle)."""
+    """BindStarted -> Bound, for the bind that took ``handle_id``: True
+    once the ARQ is Bound holding it, whoever finished it (a conductor
+    that took over a repeated bind, or this call's own attempt whose
+    commit's answer was lost); False if the ARQ moved on meanwhile (the
+    sweep failed it, it was unbound, deleted or bound again with another
+    handle), and the host work is to be undone."""
     with db.write_connection() as conn:
-        return bool(conn.execute(
-            sa.update(ARQS)
-            .where(ARQS.c.uuid == uuid,
-                   ARQS.c.state == states.BIND_STARTED, _holds(handle_id))
-            .values(state=states.BOUND,
-                    updated_at=timeutils.utcnow())).rowcount)
+        if conn.execute(
+                sa.update(ARQS)
+                .where(ARQS.c.uuid == uuid,
+                       ARQS.c.state == states.BIND_STARTED,
+                       _holds(handle_id))
+                .values(state=states.BOUND,
+                        updated_at=timeutils.utcnow())).rowcount:
+            return True
+        return handle_id is not None and conn.execute(
+            _BOUND_HOLDING, {'uuid': uuid, 'handle': handle_id}
+        ).first() is not None
 
 
 def keep_bind_fresh(db, uuid, handle_id) -> bool:
@@ -350,6 +364,10 @@ def fail_bind(db, uuid, sources, handle_id=_ANY_HANDLE, bind_fields=None,
         query = query.where(ARQS.c.updated_at < older_than)
     with db.write_connection() as conn:
         row = conn.execute(query).first()
+        if row is None and engine.after_lost_connection():
+            # The commit of an earlier attempt may have failed it.
+            return conn.execute(sa.select(ARQS.c.state).where(
+                ARQS.c.uuid == uuid)).scalar() == states.BIND_FAILED
         if row is None or (handle_id is not _ANY_HANDLE and
                            row.attach_handle_id != handle_id):
             return False

@@ -16,6 +16,7 @@ create) runs in autocommit, without BEGIN and COMMIT round trips.
 """
 
 import contextlib
+import contextvars
 import functools
 import logging
 import random
@@ -269,20 +270,41 @@ def _is_retriable(exc: Exception) -> bool:
         'database is locked' in text or 'could not serialize' in text)
 
 
+# Set while retry_on_conflict runs a writer again after its previous
+# attempt lost the connection (see after_lost_connection()).
+_AFTER_LOST_CONNECTION = contextvars.ContextVar('after_lost_connection',
+                                                default=False)
+
+
+def after_lost_connection() -> bool:
+    """Inside a writer that :func:`retry_on_conflict` runs again: whether
+    an earlier attempt lost its connection. Its COMMIT may then have
+    happened, the answer alone being lost, so that the writer finds its
+    own work done: a writer that works out its result from what it
+    finds says so instead of reporting that nothing was there."""
+    return _AFTER_LOST_CONNECTION.get()
+
+
 def retry_on_conflict(attempts: int = 10):
     """Run a writer function again, with jittered back-off, when its
     transaction lost a race (a failed compare-and-swap, a deadlock,
-    SQLite's "database is locked") or the connection dropped."""
+    SQLite's "database is locked") or the connection dropped (see
+    :func:`after_lost_connection`)."""
     def decorator(func):
         @functools.wraps(func)
         def wrapper(*args, **kwargs):
+            lost = False
             for attempt in range(attempts):
+                token = _AFTER_LOST_CONNECTION.set(lost)
                 try:
                     return func(*args, **kwargs)
                 except Exception as exc:
                     if not _is_retriable(exc) or attempt == attempts - 1:
                         raise
+                    lost = lost or isinstance(exc, db_exc.DBConnectionError)
                     LOG.debug('%s: retrying after %s', func.__name__, exc)
                     time.sleep(random.uniform(0, 0.005 * (2 ** attempt)))
+                finally:
+                    _AFTER_LOST_CONNECTION.reset(token)
         return wrapper
     return decorator

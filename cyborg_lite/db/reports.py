@@ -31,7 +31,15 @@ def pending_digest():
     and each is new, so that a report diffed before another write of
     the host fails its compare-and-swap even when that write left the
     host pending too."""
-    return 'pending-' + uuidutils.generate_uuid(dashed=False)
+    return PENDING_PREFIX + uuidutils.generate_uuid(dashed=False)
+
+
+PENDING_PREFIX = 'pending-'
+
+
+def is_pending(digest) -> bool:
+    """Whether ``digest`` is one :func:`pending_digest` made."""
+    return bool(digest) and digest.startswith(PENDING_PREFIX)
 
 
 class StaleReport(Exception):

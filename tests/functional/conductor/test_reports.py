@@ -11,11 +11,13 @@ import uuid
 
 import pytest
 import requests
+import sqlalchemy as sa
 
 from cyborg_lite.allinone import hosts as allinone_hosts
 from cyborg_lite.conductor import placement as placement_client
 from cyborg_lite.conductor import placement_mirror
 from cyborg_lite.conductor import reports
+from cyborg_lite.db import models
 from cyborg_lite.db import reports as db_reports
 from tests.fixtures import cyborg_api
 from tests.fixtures import databases
@@ -186,6 +188,21 @@ def _fpga_deployable(stack, hostname):
     raise LookupError(hostname)
 
 
+def _bound_arq(stack, prefix, hostname, rp):
+    """A new profile of one FPGA and an ARQ of it bound to ``rp`` for a
+    new instance: (profile name, ARQ uuid)."""
+    admin, service = stack.client(), stack.client(cyborg_api.SERVICE)
+    name = '%s-%s' % (prefix, uuid.uuid4().hex[:8])
+    assert admin.post('/device_profiles', json=[{
+        'name': name, 'groups': [{'resources:FPGA': '1'}]}]).status_code == 201
+    arq = admin.post('/accelerator_requests', json={
+        'device_profile_name': name}).json()['arqs'][0]['uuid']
+    resp = service.patch('/accelerator_requests', json=cyborg_api.bind_patch(
+        [arq], hostname, rp, str(uuid.uuid4())))
+    assert resp.status_code == 202, resp.text
+    return name, arq
+
+
 def _fake_driver(stack, hostname):
     agent = [a for a in stack.aio.agents
              if a.hostname == hostname and a._server is not None][0]
@@ -198,14 +215,7 @@ def test_vanished_device_kept_until_its_arq_goes(stack, placement):
     dep = _fpga_deployable(stack, hostname)
     rp = dep['rp_uuid']
     assert placement.provider(rp) is not None
-    name = 'vanish-%s' % uuid.uuid4().hex[:8]
-    assert admin.post('/device_profiles', json=[{
-        'name': name, 'groups': [{'resources:FPGA': '1'}]}]).status_code == 201
-    arq = admin.post('/accelerator_requests', json={
-        'device_profile_name': name}).json()['arqs'][0]['uuid']
-    resp = service.patch('/accelerator_requests', json=cyborg_api.bind_patch(
-        [arq], hostname, rp, str(uuid.uuid4())))
-    assert resp.status_code == 202, resp.text
+    name, arq = _bound_arq(stack, 'vanish', hostname, rp)
     assert admin.get('/accelerator_requests/%s' % arq).json()[
         'state'] == 'Bound'
 
@@ -259,14 +269,7 @@ def test_a_vanished_device_that_comes_back_is_schedulable_again(
     admin, service = stack.client(), stack.client(cyborg_api.SERVICE)
     dep = _fpga_deployable(stack, hostname)
     rp = dep['rp_uuid']
-    name = 'back-%s' % uuid.uuid4().hex[:8]
-    assert admin.post('/device_profiles', json=[{
-        'name': name, 'groups': [{'resources:FPGA': '1'}]}]).status_code == 201
-    arq = admin.post('/accelerator_requests', json={
-        'device_profile_name': name}).json()['arqs'][0]['uuid']
-    resp = service.patch('/accelerator_requests', json=cyborg_api.bind_patch(
-        [arq], hostname, rp, str(uuid.uuid4())))
-    assert resp.status_code == 202, resp.text
+    name, arq = _bound_arq(stack, 'back', hostname, rp)
     agent, driver = _fake_driver(stack, hostname)
     specs = driver.specs
     try:
@@ -469,3 +472,32 @@ def test_reports_mirrored_out_of_order_by_two_conductors_heal(
              for d in dev.deployables]
     assert names == ['%s_0000:5e:00.0' % host]
     assert placement.children(host) == names
+
+
+def test_a_purge_whose_placement_writes_were_lost_heals_at_the_next_report(
+        stack, placement):
+    """The purge of a vanished device committed but its answer was lost
+    (so no provider was deleted): the host's next report, unchanged as
+    it is, finds the host pending and mirrors it in full."""
+    hostname = stack.aio.hostnames[0]
+    dep = _fpga_deployable(stack, hostname)
+    name, arq = _bound_arq(stack, 'lost', hostname, dep['rp_uuid'])
+    agent, driver = _fake_driver(stack, hostname)
+    specs = driver.specs
+    try:
+        driver.specs = [s for s in specs if s['type'] != 'FPGA']
+        assert agent.report()['vanished'] == 1
+        with stack.aio.db.writer() as session:  # the ARQ goes, by hand
+            session.execute(sa.delete(models.ExtArq).where(
+                models.ExtArq.uuid == arq))
+            session.execute(sa.update(models.AttachHandle)
+                            .values(in_use=False))
+        assert db_reports.purge_vanished(
+            databases.LosingCommitDatabase(stack.aio.db)) == []
+        assert placement.provider(dep['rp_uuid']) is not None
+        agent.report()
+        assert placement.provider(dep['rp_uuid']) is None
+    finally:
+        driver.specs = specs
+        agent.report()
+        stack.client().delete('/device_profiles/%s' % name)

@@ -32,6 +32,7 @@ from cyborg_lite.db import api as db_api
 from cyborg_lite.db import binding
 from cyborg_lite.db import engine
 from cyborg_lite.db import migration
+from tests.fixtures import databases
 from tests.functional.db.test_concurrent_bind import HOST
 from tests.functional.db.test_concurrent_bind import _fpga
 
@@ -336,3 +337,47 @@ def test_a_delete_that_read_a_handle_the_arq_lost(system):
     _interleave(system, lambda pausing: db_api.arq_delete(
         pausing, lambda held: None, uuids=[first]), meanwhile)
     _assert_taken(system, first, None, holder['second'], handle)
+
+
+def test_a_finish_whose_commit_answer_is_lost_says_it_finished(system):
+    """The retry finds the ARQ Bound by its own commit: True, so that
+    the conductor keeps the mdev (False would remove it)."""
+    first, handle = _bound(system, 'programmed')
+    losing = databases.LosingCommitDatabase(system['db'])
+    assert binding.finish_bind(losing, first, handle)
+    assert _holders(system)[0][first] == (states.BOUND, handle)
+
+
+def test_a_finish_another_conductor_made_counts_as_finished(system):
+    """A repeated bind's conductor finished the bind first: the first
+    conductor's finish is True too, and it keeps the mdev."""
+    first, handle = _bound(system, 'programmed')
+    assert binding.finish_bind(system['db'], first, handle)
+    assert binding.finish_bind(system['db'], first, handle)
+    assert not binding.finish_bind(system['db'], first, handle + 1)
+
+
+def test_a_failure_whose_commit_answer_is_lost_says_it_failed(system):
+    """The sweep's failure committed, its answer lost: the retry says
+    the ARQ was failed, so that Nova hears of it."""
+    first, _handle = _bound(system, 'programmed')
+    losing = databases.LosingCommitDatabase(system['db'])
+    assert binding.fail_bind(losing, first, {states.BIND_STARTED})
+    assert _holders(system)[0][first] == (states.BIND_FAILED, None)
+    _assert_one_holder_each(system)
+
+
+def test_a_delete_whose_commit_answer_is_lost_is_no_404(system):
+    """DELETE ?arqs= whose commit's answer was lost: the retry finds
+    nothing, and the delete succeeded (no ARQNotFound)."""
+    first, _handle = _bound(system, 'plain')
+
+    def check(held):
+        if not held:
+            raise exception.ARQNotFound(uuid=first)
+
+    losing = databases.LosingCommitDatabase(system['db'])
+    done = db_api.arq_delete(losing, check, uuids=[first])
+    assert done.deleted
+    assert first not in _holders(system)[0]
+    _assert_one_holder_each(system)

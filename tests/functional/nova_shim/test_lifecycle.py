@@ -193,11 +193,7 @@ def test_rebuild_of_a_stopped_instance_leaves_it_stopped(chain, server):
 
 def test_a_failed_shelve_offload_can_be_tried_again(chain, server,
                                                    monkeypatch):
-    chain.conf.set_override('shelved_offload_time', -1, group='compute')
-    try:
-        assert chain.action(server, {'shelve': None}).status_code == 202
-    finally:
-        chain.conf.clear_override('shelved_offload_time', group='compute')
+    _shelve_on_its_host(chain, server)
     driver = chain.service.deps.driver
     real = driver.destroy
 
@@ -217,12 +213,17 @@ def test_a_failed_shelve_offload_can_be_tried_again(chain, server,
     assert chain.allocations(server) == {}
 
 
-def test_shelve_then_shelve_offload(chain, server):
+def _shelve_on_its_host(chain, server):
+    """Shelve without the offload (``shelved_offload_time = -1``)."""
     chain.conf.set_override('shelved_offload_time', -1, group='compute')
     try:
         assert chain.action(server, {'shelve': None}).status_code == 202
     finally:
         chain.conf.clear_override('shelved_offload_time', group='compute')
+
+
+def test_shelve_then_shelve_offload(chain, server):
+    _shelve_on_its_host(chain, server)
     shelved = chain.show(server)
     assert shelved['status'] == 'SHELVED'
     assert [a['state'] for a in shelved['accelerator_requests']] == ['Bound']
@@ -364,11 +365,7 @@ def test_a_failed_unshelve_of_a_shelved_instance_keeps_it(chain, server,
     """Shelved on its host, it does not power on: still SHELVED with its
     host, ARQs and allocation, as Nova leaves it, and unshelved later."""
     arqs = [a['uuid'] for a in chain.show(server)['accelerator_requests']]
-    chain.conf.set_override('shelved_offload_time', -1, group='compute')
-    try:
-        assert chain.action(server, {'shelve': None}).status_code == 202
-    finally:
-        chain.conf.clear_override('shelved_offload_time', group='compute')
+    _shelve_on_its_host(chain, server)
     allocations = chain.allocations(server)
     driver = chain.service.deps.driver
     real = driver.power_on
@@ -395,11 +392,7 @@ def test_an_offload_whose_arqs_cyborg_keeps_keeps_its_allocation(
     its ARQs and its allocation (Placement must not count the devices
     that Cyborg holds as free); offloaded once Cyborg answers again."""
     from nova_shim.accelerator import cyborg
-    chain.conf.set_override('shelved_offload_time', -1, group='compute')
-    try:
-        assert chain.action(server, {'shelve': None}).status_code == 202
-    finally:
-        chain.conf.clear_override('shelved_offload_time', group='compute')
+    _shelve_on_its_host(chain, server)
     allocations = chain.allocations(server)
 
     def refuse(self, instance_uuid):
