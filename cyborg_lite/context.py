@@ -34,7 +34,10 @@ IMPLIED_ROLES = {
 
 
 def with_implied_roles(roles: list[str]) -> list[str]:
-    """``roles`` followed by the roles they imply, without repeats."""
+    """``roles`` in lower case (oslo.policy compares role names without
+    case, so must everything else: ``Admin`` is ``admin``) followed by
+    the roles they imply, without repeats."""
+    roles = [role.lower() for role in roles]
     expanded = list(dict.fromkeys(roles))
     for role in roles:
         for implied in IMPLIED_ROLES.get(role, ()):
@@ -61,7 +64,8 @@ class RequestContext:
     domain_id: str | None = None
 
     def __post_init__(self):
-        self.is_admin = self.is_admin or 'admin' in self.roles
+        self.is_admin = self.is_admin or any(
+            role.lower() == 'admin' for role in self.roles)
 
     def to_dict(self) -> dict:
         # Built by hand: dataclasses.asdict deep-copies field by field,

@@ -18,11 +18,14 @@ STANDARD_RESOURCE_CLASSES = frozenset(
      'CUSTOM_SSD'})
 TRAIT_VALUES = frozenset({'required', 'forbidden'})
 XILINX_TRAIT = 'CUSTOM_FPGA_XILINX'
-NAME_RE = re.compile(r'^[a-zA-Z0-9-_]+$')
-_NAME_CHARS_RE = re.compile(r'^[A-Z0-9_]+$')
+# Each matched whole (fullmatch): "$" would let a final newline through.
+NAME_RE = re.compile(r'[a-zA-Z0-9-_]+')
+_NAME_CHARS_RE = re.compile(r'[A-Z0-9_]+')
+# Placement's custom names: CUSTOM_ and at least one more character.
+_CUSTOM_RE = re.compile(r'CUSTOM_[A-Z0-9_]{1,248}')
 # A bitstream is a file of the agents' [agent] bitstream_dir (upstream:
 # a Glance image uuid): a name, never a path out of that directory.
-BITSTREAM_ID_RE = re.compile(r'^[A-Za-z0-9][A-Za-z0-9._-]{0,254}$')
+BITSTREAM_ID_RE = re.compile(r'[A-Za-z0-9][A-Za-z0-9._-]{0,254}')
 # The most ARQs one device profile may ask for (one per accelerator, two
 # per Xilinx card). Each is a row made when Nova creates the instance's
 # ARQs: an unbounded amount would let one request exhaust the conductor.
@@ -38,9 +41,10 @@ def _check_resource(name, value):
         raise _invalid('Resource class %r is not one of %s and does not '
                        'start with CUSTOM_.' %
                        (name, ', '.join(sorted(STANDARD_RESOURCE_CLASSES))))
-    if not _NAME_CHARS_RE.match(name):
-        raise _invalid('Resource class %r may only contain A-Z, 0-9 and _.'
-                       % name)
+    if not _NAME_CHARS_RE.fullmatch(name) or (
+            name.startswith('CUSTOM_') and not _CUSTOM_RE.fullmatch(name)):
+        raise _invalid('Resource class %r may only contain A-Z, 0-9 and _, '
+                       'and a custom one more than CUSTOM_.' % name)
     try:
         amount = int(value)
     except (TypeError, ValueError):
@@ -51,9 +55,9 @@ def _check_resource(name, value):
 
 
 def _check_trait(name, value):
-    if not name.startswith('CUSTOM_') or not _NAME_CHARS_RE.match(name):
-        raise _invalid('Trait %r must start with CUSTOM_ and contain only '
-                       'A-Z, 0-9 and _.' % name)
+    if not _CUSTOM_RE.fullmatch(name):
+        raise _invalid('Trait %r must start with CUSTOM_, be longer than '
+                       'it and contain only A-Z, 0-9 and _.' % name)
     if value not in TRAIT_VALUES:
         raise _invalid('Trait %s must be "required" or "forbidden", not %r.'
                        % (name, value))
@@ -76,7 +80,7 @@ def normalize_group(group: dict) -> dict:
         elif not name:
             raise _invalid('Group key %r has an empty accel: name.' % key)
         elif name == 'bitstream_id' and not (
-                isinstance(value, str) and BITSTREAM_ID_RE.match(value)):
+                isinstance(value, str) and BITSTREAM_ID_RE.fullmatch(value)):
             raise _invalid('accel:bitstream_id %r must be a file name of '
                            'letters, digits, ".", "-" and "_" (an image '
                            'uuid), not a path.' % (value,))
@@ -84,6 +88,15 @@ def normalize_group(group: dict) -> dict:
     if not any(k.startswith('resources:') for k in result):
         raise _invalid('Each group needs at least one "resources:" key.')
     return result
+
+
+def check_name(name: str) -> None:
+    """A profile name is letters, digits, "-" and "_" only (a name with
+    a final newline, which a "$" pattern lets through, could never be
+    named in a URL again)."""
+    if not NAME_RE.fullmatch(name):
+        raise _invalid('Device profile name %r may only contain letters, '
+                       'digits, "-" and "_".' % name[:64])
 
 
 def normalize_groups(groups: list) -> list:

@@ -54,7 +54,7 @@ class AgentManager:
         return removed
 
     def program(self, ctx, deployable, bitstream_id):
-        if not profiles.BITSTREAM_ID_RE.match(bitstream_id or ''):
+        if not profiles.BITSTREAM_ID_RE.fullmatch(bitstream_id or ''):
             # Checked when the profile was made; a path out of
             # bitstream_dir is refused here too, whoever asks.
             raise base.ProgramError('%r is not a bitstream name'

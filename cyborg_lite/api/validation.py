@@ -92,6 +92,15 @@ def uuid_param(value, name):
     return str(uuid.UUID(value))
 
 
+def canonical_id(value):
+    """A path's identifier: a UUID in any form oslo.utils takes, in the
+    canonical form it is stored in (an upper-case or braced UUID finds
+    the same object); anything else as given (it finds nothing: 404)."""
+    if uuidutils.is_uuid_like(value):
+        return str(uuid.UUID(value))
+    return value
+
+
 def uuid_list_param(value, name):
     items = [v.strip() for v in value.split(',') if v.strip()]
     if not items:

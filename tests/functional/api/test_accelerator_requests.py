@@ -670,3 +670,44 @@ def test_member_binds_own_arq_with_service_token(stack, fpga, profile,
                          403, 'service token')
     helpers.assert_no_content(
         carol.delete('/accelerator_requests/' + arq['uuid']))
+
+
+def test_arq_uuids_in_another_form_find_the_same_arqs(admin, service, stack,
+                                                      fpga, profile,
+                                                      instance):
+    """Upper case in the path, the PATCH body and ?arqs=: the same ARQ,
+    as its canonical form finds it; one ARQ named twice is a 400."""
+    arq = helpers.create_arqs(admin, profile)[0]['uuid']
+    assert admin.get('/accelerator_requests/' + arq.upper()).json()[
+        'uuid'] == arq
+    inst = instance()
+    assert _bind(service, stack, [arq.upper()], fpga, inst).status_code \
+        == 202
+    assert admin.get('/accelerator_requests/' + arq).json()[
+        'state'] == 'Bound'
+    twice = dict(cyborg_api.unbind_patch([arq]),
+                 **cyborg_api.unbind_patch([arq.upper()]))
+    helpers.assert_error(service.patch('/accelerator_requests', json=twice),
+                         400, 'twice')
+    assert service.delete('/accelerator_requests?arqs=' + arq.upper()
+                          ).status_code == 204
+    helpers.assert_error(admin.get('/accelerator_requests/' + arq), 404)
+
+
+def test_role_names_are_read_without_case(stack, profile):
+    """oslo.policy compares role names without case; so does the rest:
+    ``Admin`` sees every project's ARQs as ``admin`` does, ``MEMBER``
+    reads its own as ``member`` does."""
+    shouting = stack.client({'X-Project-Id': 'case-project',
+                             'X-User-Id': 'case', 'X-Roles': 'MEMBER'})
+    created = helpers.create_arqs(shouting, profile)
+    listed = shouting.get('/accelerator_requests')
+    assert listed.status_code == 200, listed.text
+    assert {a['uuid'] for a in listed.json()['arqs']} >= {
+        a['uuid'] for a in created}
+    admin = stack.client(cyborg_api.ADMIN).get('/accelerator_requests')
+    capitalised = stack.client(dict(cyborg_api.ADMIN, **{
+        'X-Roles': 'Admin'})).get('/accelerator_requests')
+    assert capitalised.status_code == 200
+    assert {a['uuid'] for a in capitalised.json()['arqs']} == {
+        a['uuid'] for a in admin.json()['arqs']}

@@ -119,6 +119,46 @@ def test_create_rejects_bad_name_pattern(admin, name):
     assert name not in _names(admin)
 
 
+def test_create_rejects_a_name_ending_in_a_newline(admin):
+    """A "$" pattern lets a final newline through: such a name could
+    never be named in a URL again."""
+    name = helpers.unique()
+    resp = admin.post('/device_profiles',
+                      json=[{'name': name + '\n', 'groups': [FPGA_GROUP]}])
+    helpers.assert_error(resp, 400, 'may only contain')
+    assert name + '\n' not in _names(admin)
+
+
+@pytest.mark.parametrize('group', [
+    {'resources:CUSTOM_': '1'},
+    {'resources:FPGA': '1', 'trait:CUSTOM_': 'required'},
+    {'resources:FPGA': '1', 'accel:bitstream_id': 'image\n'},
+])
+def test_create_rejects_names_placement_refuses(admin, group):
+    resp = admin.post('/device_profiles', json=[
+        {'name': helpers.unique(), 'groups': [group]}])
+    assert resp.status_code == 400, resp.text
+
+
+@pytest.mark.parametrize('form', [
+    lambda u: u.upper(), lambda u: '{%s}' % u, lambda u: 'urn:uuid:' + u,
+    lambda u: u.replace('-', '')])
+def test_a_given_uuid_in_any_form_is_stored_canonical(admin, form):
+    """As the other UUIDs the API takes: one profile per UUID however it
+    is written, shown and found in its canonical form."""
+    uuid = helpers.new_uuid()
+    dp = helpers.create_profile(admin, [FPGA_GROUP], uuid=form(uuid))
+    assert dp['uuid'] == uuid
+    assert dp['links'][0]['href'].endswith('/device_profiles/' + uuid)
+    resp = admin.post('/device_profiles', json=[
+        {'name': helpers.unique(), 'uuid': uuid, 'groups': [FPGA_GROUP]}])
+    helpers.assert_error(resp, 409, uuid, 'already exists')
+    assert admin.get('/device_profiles/' + uuid.upper()).json()[
+        'device_profile']['uuid'] == uuid
+    assert admin.delete('/device_profiles/' + uuid.upper()).status_code \
+        == 204
+
+
 @pytest.mark.parametrize('profile,fragment', [
     ({'groups': [FPGA_GROUP]}, "'name' is a required property"),
     ({'name': '', 'groups': [FPGA_GROUP]}, 'name'),

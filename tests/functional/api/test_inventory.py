@@ -62,6 +62,9 @@ def test_devices_filters(admin, stack):
     assert _devices(admin, '?vendor=10de') == []
     assert _devices(admin, '?type=QAT') == []
     assert _devices(admin, '?hostname=nowhere') == []
+    # An empty value is no filter, as upstream's.
+    for empty in ('?type=', '?vendor=', '?hostname='):
+        assert len(_devices(admin, empty)) == 4
 
 
 def test_device_show(admin):
@@ -69,6 +72,8 @@ def test_device_show(admin):
     resp = admin.get('/devices/' + dev['uuid'])
     assert resp.status_code == 200
     assert resp.json() == dev
+    # A UUID in another form finds the same device.
+    assert admin.get('/devices/' + dev['uuid'].upper()).json() == dev
 
 
 @pytest.mark.parametrize('ident', ['not-a-uuid', helpers.new_uuid()])
@@ -223,6 +228,7 @@ def test_attributes_list_filters_and_show(admin, stack):
     both = _attributes(admin, '?deployable_id=%d&key=rc' % dep_id)
     assert both == [rcs[0]]
     assert _attributes(admin, '?key=nothing') == []
+    assert len(_attributes(admin, '?key=')) == len(attrs)
     assert _attributes(admin, '?deployable_id=99999') == []
     attr = rcs[0]
     assert set(attr) == {'uuid', 'deployable_id', 'key', 'value',
@@ -234,6 +240,7 @@ def test_attributes_list_filters_and_show(admin, stack):
     resp = admin.get('/attributes/' + attr['uuid'])
     assert resp.status_code == 200
     assert resp.json() == attr
+    assert admin.get('/attributes/' + attr['uuid'].upper()).json() == attr
 
 
 def test_attributes_bad_deployable_id_is_400(admin):

@@ -85,8 +85,8 @@ class AcceleratorRequestsController(base.Controller):
         ctx = base.authorize('cyborg:arq:get_one')
         if not uuidutils.is_uuid_like(uuid):
             raise exception.ARQNotFound(uuid=uuid[:64])
-        return views.arq(base.base_url(),
-                         pecan.request.conductor.arq_get(ctx, uuid))
+        return views.arq(base.base_url(), pecan.request.conductor.arq_get(
+            ctx, validation.canonical_id(uuid)))
 
     @pecan.expose('json')
     def post(self, **kwargs):
@@ -108,6 +108,10 @@ class AcceleratorRequestsController(base.Controller):
         for arq_uuid, ops in body.items():
             kind, fields = _parse_ops(arq_uuid, ops, pecan.request.version,
                                       ctx)
+            arq_uuid = validation.canonical_id(arq_uuid)
+            if arq_uuid in bindings or arq_uuid in unbinds:
+                raise exception.Invalid(
+                    reason='The patch names ARQ %s twice.' % arq_uuid)
             if kind == 'bind':
                 bindings[arq_uuid] = fields
             else:
@@ -148,5 +152,6 @@ class AcceleratorRequestsController(base.Controller):
             for u in uuids:
                 if not uuidutils.is_uuid_like(u):
                     raise exception.ARQNotFound(uuid=u[:64])
-            conductor.arq_delete(ctx, uuids=uuids)
+            conductor.arq_delete(
+                ctx, uuids=[validation.canonical_id(u) for u in uuids])
         return base.no_content()

@@ -35,7 +35,8 @@ class DeviceProfilesController(base.Controller):
     def get_one(self, ident, **kwargs):
         ctx = base.authorize('cyborg:device_profile:get_one')
         if uuidutils.is_uuid_like(ident):
-            dp = pecan.request.conductor.device_profile_get(ctx, uuid=ident)
+            dp = pecan.request.conductor.device_profile_get(
+                ctx, uuid=validation.canonical_id(ident))
         elif microversion.allow_device_profile_by_name(pecan.request.version):
             dp = pecan.request.conductor.device_profile_get(ctx, name=ident)
         else:
@@ -50,6 +51,9 @@ class DeviceProfilesController(base.Controller):
         body = validation.validate(validation.json_body(pecan.request),
                                    schemas.POST_DEVICE_PROFILE_SCHEMA_V2_0)
         profile = dict(body[0])
+        profiles.check_name(profile['name'])
+        if 'uuid' in profile:
+            profile['uuid'] = validation.uuid_param(profile['uuid'], 'uuid')
         profile['groups'] = profiles.normalize_groups(profile['groups'])
         dp = pecan.request.conductor.device_profile_create(ctx, profile)
         base.set_status(201)
@@ -70,7 +74,8 @@ class DeviceProfilesController(base.Controller):
             idents = [ident]
         else:
             idents = _names(ident)
-        uuids = [i for i in idents if uuidutils.is_uuid_like(i)]
+        uuids = [validation.canonical_id(i) for i in idents
+                 if uuidutils.is_uuid_like(i)]
         names = [i for i in idents if not uuidutils.is_uuid_like(i)]
         pecan.request.conductor.device_profile_delete(ctx, uuids, names)
         return base.no_content()

@@ -44,8 +44,9 @@ class DevicesController(base.Controller):
     @pecan.expose('json')
     def get_all(self, **kwargs):
         ctx = base.authorize('cyborg:device:get_all')
+        # An empty value is no filter, as upstream's "if type:".
         filters = {k: base.query(k) for k in ('type', 'vendor', 'hostname')
-                   if base.query(k) is not None}
+                   if base.query(k)}
         items = pecan.request.conductor.device_list(ctx, filters)
         url, version = base.base_url(), pecan.request.version
         return {'devices': [views.device(url, d, version) for d in items]}
@@ -53,12 +54,14 @@ class DevicesController(base.Controller):
     @pecan.expose('json')
     def get_one(self, uuid, **kwargs):
         ctx = base.authorize('cyborg:device:get_one')
-        device = pecan.request.conductor.device_get(ctx, uuid)
+        device = pecan.request.conductor.device_get(
+            ctx, validation.canonical_id(uuid))
         return views.device(base.base_url(), device, pecan.request.version)
 
     def _set_status(self, uuid, rule, status):
         ctx = base.authorize(rule)
-        pecan.request.conductor.device_set_status(ctx, uuid, status)
+        pecan.request.conductor.device_set_status(
+            ctx, validation.canonical_id(uuid), status)
         return base.empty_ok()
 
     @base.expose_no_body
@@ -109,7 +112,7 @@ class AttributesController(base.Controller):
     def get_all(self, **kwargs):
         ctx = base.authorize('cyborg:attribute:get_all')
         filters = {}
-        if base.query('key') is not None:
+        if base.query('key'):
             filters['key'] = base.query('key')
         if base.query('deployable_id') is not None:
             try:
@@ -132,8 +135,8 @@ class AttributesController(base.Controller):
     def get_one(self, uuid, **kwargs):
         ctx = base.authorize('cyborg:attribute:get_one')
         return views.attribute(
-            base.base_url(), pecan.request.conductor.attribute_get(ctx,
-                                                                   uuid))
+            base.base_url(), pecan.request.conductor.attribute_get(
+                ctx, validation.canonical_id(uuid)))
 
     @pecan.expose('json')
     def post(self, **kwargs):
@@ -158,5 +161,6 @@ class AttributesController(base.Controller):
         # The guard routes only /attributes/{uuid} here.
         uuid = base.path_id(path)
         ctx = base.authorize('cyborg:attribute:delete')
-        pecan.request.conductor.attribute_delete(ctx, uuid)
+        pecan.request.conductor.attribute_delete(
+            ctx, validation.canonical_id(uuid))
         return base.no_content()
