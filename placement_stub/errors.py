@@ -56,7 +56,10 @@ def _json_formatter(body, status, title, environ, code=DEFAULT,
     error = {'status': status_code, 'title': title,
              'detail': webob.exc.strip_tags(body),
              'request_id': environ.get('openstack.request_id')}
-    if code is not None:
+    # The error code came with microversion 1.23: an earlier request (or
+    # one refused before its version was read) gets none, as Placement.
+    version = environ.get('placement.microversion')
+    if code is not None and version is not None and version >= (1, 23):
         error['code'] = code
     error.update(extra or {})
     return {'errors': [error]}

@@ -87,15 +87,20 @@ def consumer_allocations(ctx, uuid: str) -> dict:
 
 
 @api.reader
-def provider_allocations(ctx, rp_id: int) -> dict:
-    """``{consumer_uuid: {"resources": {rc: used}}}``."""
-    stmt = (sa.select(ALLOC.consumer_id, RC.name, ALLOC.used)
+def provider_allocations(ctx, rp_id: int,
+                         with_generation: bool = False) -> dict:
+    """``{consumer_uuid: {"resources": {rc: used}}}``, with each
+    consumer's ``consumer_generation`` when ``with_generation``."""
+    stmt = (sa.select(ALLOC.consumer_id, RC.name, ALLOC.used, C.generation)
             .join(RC, RC.id == ALLOC.resource_class_id)
+            .outerjoin(C, C.uuid == ALLOC.consumer_id)
             .where(ALLOC.resource_provider_id == rp_id))
     result = {}
-    for consumer, name, used in ctx.session.execute(stmt):
-        result.setdefault(consumer, {'resources': {}})['resources'][
-            name] = used
+    for consumer, name, used, generation in ctx.session.execute(stmt):
+        entry = result.setdefault(consumer, {'resources': {}})
+        entry['resources'][name] = used
+        if with_generation:
+            entry['consumer_generation'] = generation
     return result
 
 
@@ -160,7 +165,14 @@ def _insert_allocations(ctx, req, rp_by_uuid, rc_ids):
             for row in rows}
 
 
-def _check_capacity(ctx, pairs, rp_by_id, rc_names, requested):
+def _check_capacity(ctx, pairs, rp_by_id, rc_names, requested,
+                    usages_before):
+    """Each (provider, class) written holds its allocations' constraints
+    and stays within capacity, unless its usage is no higher than before
+    the write (``usages_before``): a write that does not add to an
+    overage (Nova moving an instance's allocations to its migration on
+    a host whose inventory was lowered) goes through, as in Placement,
+    which logs it as one that "reduces existing overage"."""
     rp_ids = {rp_id for rp_id, _ in pairs}
     invs = inventories.get_inventories(ctx, rp_ids)
     used = inventories.get_usages(ctx, rp_ids)
@@ -176,8 +188,13 @@ def _check_capacity(ctx, pairs, rp_by_id, rc_names, requested):
                     and amount % inv['step_size'] == 0):
                 raise exception.AllocationConstraintsViolated(
                     rc=name, uuid=rp_uuid)
-        if used[rp_id].get(name, 0) > inventories.capacity(inv):
-            raise exception.InsufficientCapacity(rc=name, uuid=rp_uuid)
+        now = used[rp_id].get(name, 0)
+        if now > inventories.capacity(inv):
+            if now > usages_before.get(rp_id, {}).get(name, 0):
+                raise exception.InsufficientCapacity(rc=name, uuid=rp_uuid)
+            LOG.info('Allocations of %s on provider %s exceed its '
+                     'capacity, but no more than before the write: '
+                     'allowed', name, rp_uuid)
 
 
 def _providers_by_uuid(ctx, requests):
@@ -205,6 +222,7 @@ def replace_allocations(ctx, requests, check_generation=True) -> None:
     # check: a rival that commits after they were read makes the swap
     # fail, so the write runs again and counts the rival's allocations.
     generations = {rp['id']: rp['generation'] for rp in rp_by_uuid.values()}
+    usages_before = inventories.get_usages(ctx, set(generations))
     pairs, requested = set(), {}
     for req in requests:
         consumer = get_consumer(ctx, req['consumer_uuid'])
@@ -229,7 +247,8 @@ def replace_allocations(ctx, requests, check_generation=True) -> None:
                 requested.setdefault((rp_uuid, name), []).append(amount)
     rp_by_id = {rp['id']: rp for rp in rp_by_uuid.values()}
     _check_capacity(ctx, pairs, rp_by_id,
-                    {v: k for k, v in rc_ids.items()}, requested)
+                    {v: k for k, v in rc_ids.items()}, requested,
+                    usages_before)
     _bump_all(ctx, generations)
 
 

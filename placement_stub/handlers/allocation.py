@@ -124,8 +124,11 @@ def delete_allocations(req):
 
 def list_for_resource_provider(req):
     rp = common.provider_or_404(req, req.urlvars['uuid'])
+    # From 1.28 each consumer says its generation, as in Placement.
     return common.json_response({
         'resource_provider_generation': rp['generation'],
         'allocations': allocations.provider_allocations(
-            common.context(req), rp['id'])})
+            common.context(req), rp['id'],
+            with_generation=mv.allow_consumer_generation(
+                common.version(req)))})
 

@@ -31,9 +31,15 @@ def test_allocations_and_usages(client):
     assert usages['usages'] == {'VCPU': 1, 'MEMORY_MB': 0}
     total = client.call('GET', '/usages?project_id=p1', version='1.9').json
     assert total == {'usages': {'VCPU': 1}}
-    by_rp = client.call('GET', '/resource_providers/%s/allocations' % rp)
+    by_rp = client.call('GET', '/resource_providers/%s/allocations' % rp,
+                        version='1.27')
     assert by_rp.json['allocations'][consumer] == {
         'resources': {'VCPU': 1}}
+    # From 1.28 with the consumer's generation, as Placement's.
+    by_rp = client.call('GET', '/resource_providers/%s/allocations' % rp,
+                        version='1.28')
+    assert by_rp.json['allocations'][consumer] == {
+        'resources': {'VCPU': 1}, 'consumer_generation': 2}
     assert client.call('DELETE', url).status_int == 204
     assert_error(client.call('DELETE', url), 404)
 
@@ -177,3 +183,30 @@ def test_same_subtree_and_root_required(client):
     same = _candidates(client, 'resources_a=VCPU:1&resources_b=FPGA:1'
                        '&group_policy=none&same_subtree=_a,_b')
     assert len(same['allocation_requests']) == 1
+
+
+def test_writes_that_add_no_overage_go_through(client):
+    """The inventory was lowered below what is used: a write that leaves
+    the usage no higher (Nova moving an instance's allocations to its
+    migration, an allocation made smaller) goes through, as Placement's
+    "reduces existing overage"; one that adds to it is a 409."""
+    rp = client.provider('cn-over', inventories={'VCPU': {'total': 8}})
+    instance, migration = str(uuid.uuid4()), str(uuid.uuid4())
+    client.call('PUT', '/allocations/' + instance, _alloc(rp, {'VCPU': 6}),
+                version='1.28', status=204)
+    generation = client.call('GET', '/resource_providers/' + rp).json[
+        'generation']
+    client.call('PUT', '/resource_providers/%s/inventories/VCPU' % rp, {
+        'resource_provider_generation': generation, 'total': 4},
+        status=200)
+    client.call('POST', '/allocations', {
+        migration: _alloc(rp, {'VCPU': 6}),
+        instance: dict(_alloc(rp, {}, gen=1), allocations={})},
+        version='1.28', status=204)
+    client.call('PUT', '/allocations/' + migration,
+                _alloc(rp, {'VCPU': 5}, gen=1), version='1.28', status=204)
+    assert_error(client.call('PUT', '/allocations/' + migration,
+                             _alloc(rp, {'VCPU': 6}, gen=2),
+                             version='1.28'), 409)
+    usages = client.call('GET', '/resource_providers/%s/usages' % rp).json
+    assert usages['usages'] == {'VCPU': 5}
