@@ -95,10 +95,31 @@ def device_profile_get(db, uuid=None, name=None):
     return _dp_to_dict(row)
 
 
-@engine.retry_on_conflict()
+# How often a profile delete counts again after an ARQ of the profile
+# was created between its count and its delete.
+_PROFILE_DELETE_ATTEMPTS = 5
+
+
 def device_profile_delete(db, uuids=(), names=()):
     """Delete every profile named; all must exist and be unused, else
-    nothing is deleted."""
+    nothing is deleted.
+
+    An ARQ created between the count of a profile's ARQs and the delete
+    makes the foreign key refuse the delete: the transaction runs again
+    and counts it (DeviceProfileInUse), instead of a 500.
+    """
+    for attempt in range(1, _PROFILE_DELETE_ATTEMPTS + 1):
+        try:
+            return _delete_profiles(db, uuids, names)
+        except db_exc.DBReferenceError:
+            if attempt == _PROFILE_DELETE_ATTEMPTS:
+                raise exception.Conflict(
+                    reason='Accelerator requests of the device profiles '
+                           'keep being created; delete them first.')
+
+
+@engine.retry_on_conflict()
+def _delete_profiles(db, uuids, names):
     dp = models.DeviceProfile
     with db.writer() as session:
         rows = list(session.scalars(sa.select(dp).where(
