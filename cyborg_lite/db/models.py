@@ -6,17 +6,34 @@ section 5). Enum columns are stored as strings with CHECK constraints
 PostgreSQL and MySQL. Every column that the API filters on is indexed.
 """
 
-from oslo_db.sqlalchemy import models as oslo_models
+from oslo_utils import timeutils
 import sqlalchemy as sa
+from sqlalchemy.dialects import mysql
 from sqlalchemy import orm
 
 from cyborg_lite import model as cl_model
 from cyborg_lite import states
 
 
-class Base(orm.DeclarativeBase, oslo_models.TimestampMixin):
+# On MySQL a DATETIME drops the microseconds and a TEXT holds 64 KiB:
+# these keep what PostgreSQL and SQLite keep (migration 0003).
+DATETIME = sa.DateTime().with_variant(mysql.DATETIME(fsp=6), 'mysql',
+                                      'mariadb')
+MEDIUM_TEXT = sa.Text().with_variant(mysql.MEDIUMTEXT(), 'mysql', 'mariadb')
+
+
+class _Timestamps:
+    """oslo.db's ``TimestampMixin``, with microseconds on MySQL too."""
+
+    created_at = sa.Column(DATETIME, default=lambda: timeutils.utcnow())
+    updated_at = sa.Column(DATETIME, onupdate=lambda: timeutils.utcnow())
+
+
+class Base(orm.DeclarativeBase, _Timestamps):
     """Base of every table: integer ``id`` plus ``created_at`` and
-    ``updated_at``."""
+    ``updated_at``. On MySQL the tables are utf8mb4 with binary
+    collation (migration 0003): text compares as on PostgreSQL, case
+    included, and takes any character."""
 
 
 def _enum(name, values):
@@ -74,6 +91,9 @@ class Deployable(Base):
     __table_args__ = (
         sa.Index('deployables_device_id_idx', 'device_id'),
         sa.Index('deployables_rp_uuid_idx', 'rp_uuid'),
+        # The foreign keys checked when a deployable is deleted.
+        sa.Index('deployables_parent_id_idx', 'parent_id'),
+        sa.Index('deployables_root_id_idx', 'root_id'),
     )
 
     id = sa.Column(sa.Integer, primary_key=True)
@@ -113,6 +133,8 @@ class AttachHandle(Base):
         # A bind reads a deployable's first free handles in id order.
         sa.Index('attach_handles_deployable_id_in_use_id_idx',
                  'deployable_id', 'in_use', 'id'),
+        # The foreign key checked when a control path is deleted.
+        sa.Index('attach_handles_cpid_id_idx', 'cpid_id'),
     )
 
     id = sa.Column(sa.Integer, primary_key=True)
@@ -141,7 +163,7 @@ class DeviceProfile(Base):
     id = sa.Column(sa.Integer, primary_key=True)
     uuid = sa.Column(sa.String(36), nullable=False, unique=True)
     name = sa.Column(sa.String(255), nullable=False, unique=True)
-    profile_json = sa.Column(sa.Text, nullable=False)
+    profile_json = sa.Column(MEDIUM_TEXT, nullable=False)
     description = sa.Column(sa.Text, nullable=True)
 
 
