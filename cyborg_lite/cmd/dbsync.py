@@ -29,12 +29,22 @@ def main(argv=None):
         ' (no --config-file: the default, in the current directory)'),
         file=sys.stderr)
     db = engine.Database(conf)
-    if args.command == 'upgrade':
-        migration.upgrade(db, args.revision)
-        print('Database is at %s' % migration.version(db))
-    elif args.command == 'stamp':
-        migration.stamp(db, args.revision)
-        print('Database stamped at %s' % migration.version(db))
+    try:
+        if args.command == 'upgrade':
+            migration.upgrade(db, args.revision)
+            print('Database is at %s' % migration.version(db))
+            return 0
+        if args.command == 'stamp':
+            migration.stamp(db, args.revision)
+            print('Database stamped at %s' % migration.version(db))
+            return 0
+    except migration.NewerSchema as exc:
+        print('cyborg-lite-dbsync: %s' % exc, file=sys.stderr)
+        return 1
+    current = migration.version(db)
+    if current is not None and not migration.known(current):
+        print('%s (newer than this cyborg-lite, whose newest is %s)'
+              % (current, migration.head()))
     else:
         print(migration.version(db) or
               "No schema: the database is empty (run 'cyborg-lite-dbsync "

@@ -64,6 +64,8 @@ class Checks(upgradecheck.UpgradeCommands):
         if current is None:
             return Result(Code.FAILURE, 'The database has no schema. Run '
                           '"cyborg-lite-dbsync upgrade".')
+        if not migration.known(current):
+            return Result(Code.FAILURE, str(migration.NewerSchema(current)))
         if current != head:
             return Result(Code.FAILURE, 'The schema is at %s, not at %s. '
                           'Run "cyborg-lite-dbsync upgrade".'

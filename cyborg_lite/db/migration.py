@@ -21,14 +21,48 @@ def _config(connection) -> alembic_config.Config:
     return cfg
 
 
+class NewerSchema(Exception):
+    """The database is at a revision this code does not know: a newer
+    release migrated it."""
+
+    def __init__(self, revision):
+        super().__init__(
+            'The database schema is at %s, a revision this cyborg-lite '
+            'does not know (its newest is %s): a newer release upgraded '
+            'it. Run that release, or restore the database from before '
+            'the upgrade.' % (revision, head()))
+        self.revision = revision
+
+
+def known(revision: str) -> bool:
+    """Whether ``revision`` is one of this code's migrations."""
+    from alembic import script
+    from alembic.util import exc as alembic_exc
+    try:
+        return script.ScriptDirectory.from_config(
+            _config(None)).get_revision(revision) is not None
+    except alembic_exc.CommandError:
+        return False
+
+
+def _check_not_newer(connection) -> None:
+    current = migration.MigrationContext.configure(
+        connection).get_current_revision()
+    if current is not None and not known(current):
+        raise NewerSchema(current)
+
+
 def upgrade(db, revision: str = 'head') -> None:
-    """Upgrade the schema of a :class:`~cyborg_lite.db.engine.Database`."""
+    """Upgrade the schema of a :class:`~cyborg_lite.db.engine.Database`;
+    NewerSchema if a newer release has upgraded it already."""
     with db.engine.begin() as connection:
+        _check_not_newer(connection)
         command.upgrade(_config(connection), revision)
 
 
 def stamp(db, revision: str = 'head') -> None:
     with db.engine.begin() as connection:
+        _check_not_newer(connection)
         command.stamp(_config(connection), revision)
 
 

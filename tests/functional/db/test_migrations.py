@@ -80,3 +80,32 @@ def test_dbsync_upgrade_creates_tables(db_url, tmp_path, capsys):
     tables = set(sa.inspect(db.engine).get_table_names())
     db.dispose()
     assert set(models.Base.metadata.tables) <= tables
+
+
+def test_a_database_a_newer_release_upgraded_is_said_so(db_url, tmp_path,
+                                                         capsys):
+    """No traceback and no advice to upgrade that would fail: dbsync
+    and the status check say the schema is newer than the code."""
+    from cyborg_lite.cmd import status
+    db = _db(db_url)
+    migration.upgrade(db)
+    with db.engine.begin() as conn:
+        conn.execute(sa.text("UPDATE alembic_version SET version_num = "
+                             "'0099_from_a_newer_release'"))
+    db.dispose()
+    conf_file = tmp_path / 'cyborg-lite.conf'
+    conf_file.write_text('[database]\nconnection = %s\n' % db_url)
+    args = ['--config-file', str(conf_file)]
+    for command in ('upgrade', 'stamp'):
+        assert dbsync.main(args + [command]) == 1
+        err = capsys.readouterr().err
+        assert '0099_from_a_newer_release, a revision this cyborg-lite ' \
+            'does not know' in err
+        assert 'Traceback' not in err
+    assert dbsync.main(args + ['version']) == 0
+    assert 'newer than this cyborg-lite' in capsys.readouterr().out
+    checks = status.Checks(cl_conf.build_conf(
+        overrides={('database', 'connection'): db_url}))
+    result = checks._check_database()
+    assert result.code == status.Code.FAILURE
+    assert 'a newer release upgraded it' in result.details
