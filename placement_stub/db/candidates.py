@@ -291,18 +291,18 @@ class GroupQueries:
 
     def sharing_rows(self, ctx, sharing_ids) -> dict:
         """``{suffix: {rc: [(rp_id, root_id, free)]}}`` of the sharing
-        providers ``sharing_ids``, whatever their roots (a resourceless
-        group picks inside its tree only)."""
+        providers ``sharing_ids``, whatever their roots. A resourceless
+        group may pick a sharing provider too (under the class None), as
+        Placement lets it: one that passes the group's filters."""
         conn = ctx.session.connection()
         params = {'lo': NO_LOWER_BOUND, 'hi': NO_UPPER_BOUND,
                   'sharing': sorted(sharing_ids)}
         result = {}
         for suffix, name, stmt in self._stmts:
-            if name is None:
-                result.setdefault(suffix, {})[name] = []
-                continue
+            provider = (RP_T.c.id if name is None
+                        else INV_T.c.resource_provider_id)
             result.setdefault(suffix, {})[name] = conn.execute(
-                stmt.where(INV_T.c.resource_provider_id.in_(
+                stmt.where(provider.in_(
                     sa.bindparam('sharing', expanding=True))),
                 params).all()
         return result
