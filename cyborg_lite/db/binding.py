@@ -20,6 +20,7 @@ import dataclasses
 import json
 import types
 
+from oslo_db import exception as db_exc
 from oslo_utils import timeutils
 import sqlalchemy as sa
 
@@ -95,6 +96,10 @@ _ARQ_AND_CANDIDATES = (
                   ARQS.c.instance_uuid == sa.bindparam('instance_uuid'),
                   ARQS.c.uuid.not_in(sa.bindparam('batch', expanding=True)))
               .exists().label('other'),
+              sa.select(sa.literal(1)).where(
+                  ARQS.c.instance_uuid == sa.bindparam('instance_uuid'),
+                  ARQS.c.uuid != sa.bindparam('uuid'))
+              .exists().label('sibling'),
               _DEPLOYABLE_AND_FREE_HANDLES)
     # The candidates are joined before the profile: SQLAlchemy's MySQL
     # compiler links a join's two sides only, so joined the other way
@@ -114,7 +119,8 @@ _TAKE_HANDLE = (sa.update(HANDLES)
                 .values(in_use=True))
 
 _BIND_FIELDS = ('hostname', 'device_rp_uuid', 'instance_uuid', 'project_id',
-                'attach_handle_id', 'deployable_id', 'state', 'updated_at')
+                'attach_handle_id', 'deployable_id', 'state', 'updated_at',
+                'instance_claim')
 
 _START_BIND = (
     sa.update(ARQS)
@@ -222,12 +228,20 @@ def bind(db, uuid, fields, scope_project, batch=(), repeat=False):
                       (bitstream is None or row.bitstream_id == bitstream))
             target = states.BOUND if finish else states.BIND_STARTED
             now = timeutils.utcnow()
+            # The first ARQ bound to the instance claims it: a rival bind
+            # of other ARQs to it, that saw no ARQ of the instance either,
+            # fails the claim's unique index and runs again, and finds
+            # this one.
+            claim = None if row.sibling else fields['instance_uuid']
             values = dict(fields, attach_handle_id=handle.handle_id,
                           deployable_id=row.deployable_id, state=target,
-                          updated_at=now)
-            moved = conn.execute(_START_BIND, dict(
-                {'new_' + name: values[name] for name in _BIND_FIELDS},
-                arq_uuid=uuid)).rowcount
+                          updated_at=now, instance_claim=claim)
+            try:
+                moved = conn.execute(_START_BIND, dict(
+                    {'new_' + name: values[name] for name in _BIND_FIELDS},
+                    arq_uuid=uuid)).rowcount
+            except db_exc.DBDuplicateEntry:
+                raise engine.RetryTransaction() from None
             if not moved:
                 # The ARQ changed since it was read: read it again.
                 raise engine.RetryTransaction()
@@ -378,7 +392,7 @@ def fail_bind(db, uuid, sources, handle_id=_ANY_HANDLE, bind_fields=None,
         # The deployable goes with the handle: a failed ARQ holds
         # nothing that would keep a report from removing the device.
         values = dict(bind_fields or {}, attach_handle_id=None,
-                      deployable_id=None)
+                      deployable_id=None, instance_claim=None)
         if not conn.execute(
                 sa.update(ARQS).where(*guard)
                 .values(state=states.BIND_FAILED,
@@ -419,7 +433,7 @@ def unbind(db, uuid, scope_project) -> bool:
                                         expected=sorted(_UNBIND_SOURCES))
         cleared = {'hostname': None, 'device_rp_uuid': None,
                    'instance_uuid': None, 'attach_handle_id': None,
-                   'deployable_id': None}
+                   'deployable_id': None, 'instance_claim': None}
         if not conn.execute(
                 sa.update(ARQS)
                 .where(ARQS.c.uuid == uuid, ARQS.c.state == row.state,

@@ -177,6 +177,8 @@ class ExtArq(Base):
         sa.Index('extarq_attach_handle_id_idx', 'attach_handle_id'),
         sa.Index('extarq_deployable_id_idx', 'deployable_id'),
         sa.Index('extarq_state_updated_at_idx', 'state', 'updated_at'),
+        sa.Index('extarq_instance_claim_idx', 'instance_claim',
+                 unique=True),
     )
 
     id = sa.Column(sa.Integer, primary_key=True)
@@ -195,6 +197,11 @@ class ExtArq(Base):
     hostname = sa.Column(sa.String(255), nullable=True)
     device_rp_uuid = sa.Column(sa.String(36), nullable=True)
     instance_uuid = sa.Column(sa.String(36), nullable=True)
+    # The instance, on the first ARQ that a bind gave it (NULL on the
+    # others): unique, so that two binds of different ARQs to one
+    # instance at once cannot both be its first, whatever the database's
+    # isolation (see cyborg_lite.db.binding).
+    instance_claim = sa.Column(sa.String(36), nullable=True)
     attach_handle_id = sa.Column(
         sa.Integer, sa.ForeignKey('attach_handles.id', ondelete='RESTRICT'),
         nullable=True)

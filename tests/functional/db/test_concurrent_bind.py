@@ -15,14 +15,17 @@ import sqlalchemy as sa
 
 from cyborg_lite import conf as cl_conf
 from cyborg_lite import context
+from cyborg_lite import exception
 from cyborg_lite import model
 from cyborg_lite import states
 from cyborg_lite.conductor import arqs as conductor_arqs
 from cyborg_lite.conductor import reports
 from cyborg_lite.db import api as db_api
+from cyborg_lite.db import binding
 from cyborg_lite.db import engine
 from cyborg_lite.db import migration
 from cyborg_lite.db import models
+from tests.fixtures import databases
 
 HOST = 'compute1.test'
 HANDLES = 16
@@ -115,3 +118,46 @@ def test_32_binds_16_handles(db_url, conductors):
                         states.BIND_FAILED: BINDERS - HANDLES}
     for d in dbs:
         d.dispose()
+
+
+def test_two_binds_of_different_arqs_to_one_instance(db_url):
+    """Two binds, each of its own ARQ, to one instance at once: one binds,
+    the other is refused (InstanceAlreadyBound), as when they come one
+    after the other. The first bind is paused after its read, which saw
+    no ARQ of the instance, while the second commits; its write then
+    loses the instance's claim, and it runs again."""
+    if db_url.startswith('sqlite'):
+        pytest.skip('SQLite writers queue on one lock: nothing runs '
+                    'between a writer\'s statements')
+    dbs, _services_, _notifier = _services(db_url, 1)
+    db = dbs[0]
+    reports.ReportService(db).report(HOST, [_fpga(2).to_dict()])
+    db_api.device_profile_create(db, 'dp', [{'resources:FPGA': '1'}])
+    first, second = (a['uuid'] for a in db_api.arq_create(db, 'dp', [2],
+                                                           'p1'))
+    instance = str(uuid.uuid4())
+    fields = {'hostname': HOST, 'instance_uuid': instance,
+              'device_rp_uuid': reports.rp_uuid_of(HOST + '_0000:0c:00.0'),
+              'project_id': 'p1'}
+    pausing = databases.PausingDatabase(db)
+    outcome = {}
+
+    def bind_first():
+        try:
+            binding.bind(pausing, first, fields, None, [first])
+            outcome['first'] = 'bound'
+        except exception.InstanceAlreadyBound:
+            outcome['first'] = 'refused'
+
+    thread = threading.Thread(target=bind_first)
+    thread.start()
+    assert pausing.paused.wait(30)
+    try:
+        binding.bind(db, second, fields, None, [second])
+    finally:
+        pausing.resume.set()
+        thread.join(30)
+    assert outcome == {'first': 'refused'}
+    states_now = {a['uuid']: a['state'] for a in db_api.arq_list(db)}
+    assert states_now == {first: states.INITIAL, second: states.BOUND}
+    db.dispose()

@@ -9,12 +9,12 @@ the invariant: one attach handle is held by at most one ARQ, and a
 handle is in use exactly when an ARQ holds it.
 
 The interleavings inside one writer's transaction pause it after its
-first statement (:class:`PausingDatabase`) while another writer commits;
+first statement (:class:`tests.fixtures.databases.PausingDatabase`)
+while another writer commits;
 they run where writers do not queue on one lock (PostgreSQL, MySQL), as
 SQLite's ``BEGIN IMMEDIATE`` makes them do.
 """
 
-import contextlib
 import datetime
 import threading
 import uuid
@@ -211,48 +211,13 @@ def test_a_repeated_bind_finishes_what_its_first_attempt_started(system):
     _assert_one_holder_each(system)
 
 
-class PausingDatabase:
-    """``db`` whose next writer pauses after its first statement until
-    ``resume`` is set (``paused`` says it got there)."""
-
-    def __init__(self, db):
-        self.db = db
-        self.paused = threading.Event()
-        self.resume = threading.Event()
-
-    def __getattr__(self, name):
-        return getattr(self.db, name)
-
-    @contextlib.contextmanager
-    def write_connection(self):
-        with self.db.write_connection() as conn:
-            yield _PausingConnection(conn, self)
-
-
-class _PausingConnection:
-    def __init__(self, conn, owner):
-        self._conn = conn
-        self._owner = owner
-
-    def __getattr__(self, name):
-        return getattr(self._conn, name)
-
-    def execute(self, *args, **kwargs):
-        result = self._conn.execute(*args, **kwargs)
-        owner = self._owner
-        if not owner.paused.is_set():
-            owner.paused.set()
-            assert owner.resume.wait(30)
-        return result
-
-
 def _interleave(system, writer, meanwhile):
     """Run ``writer(pausing db)`` in a thread, paused after its first
     statement while ``meanwhile()`` commits; ``writer``'s result."""
     if system['url'].startswith('sqlite'):
         pytest.skip('SQLite writers queue on one lock: nothing runs '
                     'between a writer\'s statements')
-    pausing = PausingDatabase(system['db'])
+    pausing = databases.PausingDatabase(system['db'])
     result = {}
     thread = threading.Thread(
         target=lambda: result.setdefault('value', writer(pausing)))
