@@ -5,8 +5,8 @@ Each one moves the instance into its task_state with a compare-and-swap
 (only from an allowed vm_state, only when no other task runs), does the
 work on the hypervisor and records the outcome. Start and hard reboot
 fetch the ARQs afresh and regenerate the domain XML; stop, pause and
-unpause never call Cyborg; soft reboot reads the ARQs (for the fallback
-to a hard reboot) and changes nothing in Cyborg. Rebuild keeps the ARQs:
+unpause never call Cyborg, nor does a soft reboot unless libvirt
+refuses it and it falls back to a hard one. Rebuild keeps the ARQs:
 it waits for their events, which exit early because they are Bound, and
 spawns the guest again. Rescue restarts the guest from a rescue disk
 (its own disk second) with the same ARQs, fetched afresh, as Nova's
@@ -110,8 +110,12 @@ def reboot(deps: ComputeDeps, ctx: RequestContext, uuid: str,
         instance = begin(deps, uuid, 'reboot', states.REBOOTING_HARD)
 
     def work() -> None:
+        # A soft reboot keeps the guest's XML and needs no ARQs (nor
+        # Cyborg); they are read for the hard one, or the fallback to it.
+        if reboot_type == 'SOFT' and deps.driver.soft_reboot(uuid):
+            return
         arqs = accelerators.get_arqs(deps, ctx, instance)
-        deps.driver.reboot(build.guest_spec(instance), arqs, reboot_type)
+        deps.driver.restart(build.guest_spec(instance), arqs)
     return run(deps, instance, work, states.ACTIVE, restarts=True)
 
 

@@ -287,16 +287,21 @@ class LibvirtDriver:
         agent) and keeps the XML; if libvirt refuses, it falls back to
         HARD: power off, redefine from freshly generated XML, start.
         """
-        if reboot_type == 'SOFT':
-            domain = self.host.get_domain(guest.uuid)
-            try:
-                domain.reboot(0)
-                return
-            except libvirt.libvirtError as exc:
-                LOG.warning('instance %s: soft reboot failed (%s); '
-                            'rebooting hard', guest.uuid,
-                            exc.get_error_message())
+        if reboot_type == 'SOFT' and self.soft_reboot(guest.uuid):
+            return
         self.restart(guest, arqs)
+
+    def soft_reboot(self, instance_uuid: str) -> bool:
+        """Ask the guest OS to reboot (virDomainReboot), keeping the XML;
+        False when libvirt refuses, for the caller to reboot hard."""
+        domain = self.host.get_domain(instance_uuid)
+        try:
+            domain.reboot(0)
+            return True
+        except libvirt.libvirtError as exc:
+            LOG.warning('instance %s: soft reboot failed (%s); rebooting '
+                        'hard', instance_uuid, exc.get_error_message())
+            return False
 
     def restart(self, guest: GuestSpec, arqs: list[dict]) -> None:
         """Power off and start from freshly generated XML: a hard

@@ -414,3 +414,17 @@ def test_an_offload_whose_arqs_cyborg_keeps_keeps_its_allocation(
     assert chain.show(server)['status'] == 'SHELVED_OFFLOADED'
     assert chain.cyborg_arqs(server) == []
     assert chain.allocations(server) == {}
+
+
+def test_a_soft_reboot_needs_no_cyborg(chain, server, monkeypatch):
+    """The guest keeps its XML: a soft reboot reads no ARQs, and works
+    while Cyborg is away."""
+    from nova_shim.accelerator import cyborg
+
+    def away(self, instance_uuid, *args, **kwargs):
+        raise exception.AcceleratorRequestOpFailed(op='get',
+                                                   msg='Cyborg is away')
+    monkeypatch.setattr(cyborg._CyborgClient, 'get_arqs_for_instance', away)
+    resp = chain.action(server, {'reboot': {'type': 'SOFT'}})
+    assert resp.status_code == 202, resp.text
+    assert chain.show(server)['status'] == 'ACTIVE'
