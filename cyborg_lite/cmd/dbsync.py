@@ -13,6 +13,12 @@ def main(argv=None):
     parser = argparse.ArgumentParser(prog='cyborg-lite-dbsync')
     parser.add_argument('--config-file', action='append', default=[],
                         help='configuration file (repeatable)')
+    parser.add_argument('--config-dir', action='append', default=[],
+                        help='directory of *.conf files, read after the '
+                             'files (repeatable), as the services take it')
+    parser.add_argument('--debug', '-d', action='store_true',
+                        help='log at DEBUG level')
+    parser.add_argument('--log-file', help='log to this file')
     sub = parser.add_subparsers(dest='command', required=True)
     up = sub.add_parser('upgrade', help='upgrade the schema')
     up.add_argument('revision', nargs='?', default='head')
@@ -21,11 +27,18 @@ def main(argv=None):
                                       'running migrations')
     st.add_argument('revision', nargs='?', default='head')
     args = parser.parse_args(argv)
-    conf = process.setup([a for path in args.config_file
-                          for a in ('--config-file', path)])
+    oslo_args = [a for path in args.config_file
+                 for a in ('--config-file', path)]
+    oslo_args += [a for path in args.config_dir
+                  for a in ('--config-dir', path)]
+    if args.debug:
+        oslo_args.append('--debug')
+    if args.log_file:
+        oslo_args += ['--log-file', args.log_file]
+    conf = process.setup(oslo_args)
     print('cyborg-lite-dbsync: database %s%s' % (
         engine.shown_url(conf.database.connection),
-        '' if args.config_file else
+        '' if args.config_file or args.config_dir else
         ' (no --config-file: the default, in the current directory)'),
         file=sys.stderr)
     db = engine.Database(conf)

@@ -109,3 +109,13 @@ def test_a_database_a_newer_release_upgraded_is_said_so(db_url, tmp_path,
     result = checks._check_database()
     assert result.code == status.Code.FAILURE
     assert 'a newer release upgraded it' in result.details
+
+
+def test_dbsync_reads_a_config_dir(db_url, tmp_path, capsys):
+    """As every service: ``--config-dir`` (a ``cyborg-lite.conf.d``)."""
+    conf_dir = tmp_path / 'cyborg-lite.conf.d'
+    conf_dir.mkdir()
+    (conf_dir / '10-database.conf').write_text(
+        '[database]\nconnection = %s\n' % db_url)
+    assert dbsync.main(['--config-dir', str(conf_dir), 'upgrade']) == 0
+    assert 'Database is at %s' % migration.head() in capsys.readouterr().out

@@ -52,3 +52,19 @@ def test_timestamps_keep_their_microseconds(db):
     created, = db_api.arq_create(db, 'timed', None, 'p1')
     assert db_api.arq_get(db, created['uuid'])['created_at'] == \
         created['created_at']
+
+
+def test_a_mysql_url_in_3_byte_utf8_still_speaks_utf8mb4(db_url):
+    """devstack writes ``?charset=utf8`` (MySQL's 3-byte utf8): the
+    connection speaks utf8mb4 all the same, so a 4-byte character is
+    stored and a name compares with the binary collation."""
+    if 'charset=utf8mb4' not in db_url:
+        pytest.skip('MySQL only')
+    conf = cl_conf.build_conf(overrides={('database', 'connection'):
+                                         db_url.replace('charset=utf8mb4',
+                                                        'charset=utf8')})
+    db = engine.Database(conf)
+    migration.upgrade(db)
+    db_api.device_profile_create(db, 'gpu-🚀', [{'resources:PGPU': '1'}])
+    assert db_api.device_profile_get(db, name='gpu-🚀')['name'] == 'gpu-🚀'
+    db.dispose()
