@@ -107,6 +107,16 @@ def make_enforcer(conf):
     return enforcer
 
 
+def enforcer_for_tools():
+    """The enforcer of the oslopolicy tools (entry point
+    ``oslo.policy.enforcer``): on the global ``cfg.CONF`` that they
+    parse."""
+    from oslo_config import cfg
+    enforcer = policy.Enforcer(cfg.CONF)
+    enforcer.register_defaults(list_rules())
+    return enforcer
+
+
 def authorize(enforcer, ctx, action, target=None):
     """Raise :class:`PolicyNotAuthorized` unless ``ctx`` may do
     ``action`` on ``target`` (by default, the caller's own project)."""

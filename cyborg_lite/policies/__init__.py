@@ -87,6 +87,14 @@ def get_enforcer(conf=None):
     return enforcer
 
 
+def enforcer_for_tools():
+    """The enforcer of the oslopolicy tools (entry point
+    ``oslo.policy.enforcer``): on the global ``cfg.CONF`` that they
+    parse, so that their ``--config-file`` names the policy file."""
+    from oslo_config import cfg
+    return get_enforcer(cfg.CONF)
+
+
 def authorize(enforcer, rule, ctx):
     """Raise Forbidden unless ``ctx`` may do ``rule``. The target is the
     caller's own project: tenant isolation happens in the conductor.

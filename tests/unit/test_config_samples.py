@@ -23,7 +23,10 @@ CONFIG_GENERATORS = [
     'etc/placement_stub/placement-stub-config-generator.conf',
     'etc/nova_shim/nova-shim-config-generator.conf',
 ]
-POLICY_GENERATOR = 'etc/cyborg_lite/cyborg-lite-policy-generator.conf'
+POLICY_GENERATORS = [
+    'etc/cyborg_lite/cyborg-lite-policy-generator.conf',
+    'etc/placement_stub/placement-stub-policy-generator.conf',
+]
 # Libraries whose options or formatting end up in a sample.
 LIBRARIES = ('oslo.config', 'oslo.db', 'oslo.log', 'oslo.messaging',
              'oslo.policy', 'oslo.middleware', 'keystonemiddleware',
@@ -85,10 +88,34 @@ def test_config_sample_is_current(generator_conf, tmp_path):
     _compare(generator_conf, out)
 
 
-def test_policy_sample_is_current(tmp_path):
+@pytest.mark.parametrize('generator_conf', POLICY_GENERATORS)
+def test_policy_sample_is_current(generator_conf, tmp_path):
     _skip_unless_pinned_versions()
     out = str(tmp_path / 'policy.yaml')
     _generate('import sys; from oslo_policy import generator; '
-              'generator.generate_sample(sys.argv[1:])', POLICY_GENERATOR,
+              'generator.generate_sample(sys.argv[1:])', generator_conf,
               out)
-    _compare(POLICY_GENERATOR, out)
+    _compare(generator_conf, out)
+
+
+@pytest.mark.parametrize('namespace', ['cyborg_lite', 'placement_stub'])
+def test_oslopolicy_tools_read_the_policy_file_they_are_given(namespace,
+                                                             tmp_path):
+    """``oslopolicy-validator`` (and the other tools that load the
+    ``oslo.policy.enforcer`` entry point) checks the policy file that
+    its ``--config-file`` names."""
+    policy_file = tmp_path / 'policy.yaml'
+    conf_file = tmp_path / 'service.conf'
+    conf_file.write_text('[oslo_policy]\npolicy_file = %s\n' % policy_file)
+    validator = os.path.join(os.path.dirname(sys.executable),
+                             'oslopolicy-validator')
+    command = [validator, '--namespace', namespace, '--config-file',
+               str(conf_file)]
+    policy_file.write_text('"admin_api": "role:admin"\n')
+    good = subprocess.run(command, capture_output=True, text=True)
+    assert good.returncode == 0, good.stderr
+    policy_file.write_text('"no:such:rule": "role:admin"\n')
+    bad = subprocess.run(command, capture_output=True, text=True)
+    assert bad.returncode == 1, bad.stderr
+    assert 'Unknown rule found in policy file: no:such:rule' in (
+        bad.stdout + bad.stderr)
