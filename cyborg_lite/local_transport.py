@@ -8,7 +8,11 @@ message: a third of the all-in-one's CPU. This driver keeps the fake
 driver's exchanges and queues but wakes a listener the moment a message
 arrives. Messages and replies cross as JSON, and failures in
 oslo.messaging's remote-exception form, exactly as over RabbitMQ, so code
-that works here works between processes.
+that works here works between processes. A call with a
+``call_monitor_timeout`` is monitored as over RabbitMQ: the server
+heartbeats while it works, and a call that hears nothing for that long
+(no server took it, or its server is gone) times out then, not at its
+``timeout``.
 
 Select it with ``transport_url = cyborg-local://`` (the all-in-one's
 default); it is registered as an ``oslo.messaging.drivers`` entry point.
@@ -66,7 +70,35 @@ class _ExchangeManager(impl_fake.FakeExchangeManager):
         return exchange
 
 
+_HEARTBEAT = object()
+
+
+class _ReplyQueue(queue.Queue):
+    """A call's reply queue; ``monitor``: its call monitor timeout;
+    ``expires``: when the call's message expires (its ``timeout`` after
+    it was sent, as RabbitMQ expires the message of a call), None for
+    never."""
+
+    def __init__(self, monitor=None, timeout=None):
+        super().__init__()
+        self.monitor = monitor
+        self.expires = (None if timeout is None
+                        else time.monotonic() + timeout)
+
+    def expired(self):
+        return self.expires is not None and time.monotonic() > self.expires
+
+
 class _IncomingMessage(impl_fake.FakeIncomingMessage):
+    def __init__(self, ctxt, message, reply_q, requeue):
+        super().__init__(ctxt, message, reply_q, requeue)
+        # Set: oslo.messaging's dispatcher heartbeats while it works.
+        self.client_timeout = getattr(reply_q, 'monitor', None)
+
+    def heartbeat(self):
+        if self._reply_q is not None:
+            self._reply_q.put(_HEARTBEAT)
+
     def reply(self, reply=None, failure=None):
         if self._reply_q is None:
             return
@@ -104,6 +136,11 @@ class _Listener(impl_fake.FakeListener):
                     target.exchange)
                 ctxt, message, reply_q, requeue = exchange.poll(
                     target, self._pool)
+                while message is not None and isinstance(
+                        reply_q, _ReplyQueue) and reply_q.expired():
+                    # Its caller gave up: RabbitMQ would have dropped it.
+                    ctxt, message, reply_q, requeue = exchange.poll(
+                        target, self._pool)
                 if message is not None:
                     return _IncomingMessage(ctxt, message, reply_q, requeue)
             remaining = (None if deadline is None
@@ -134,24 +171,46 @@ class LocalDriver(impl_fake.FakeDriver):
         super().__init__(conf, url, default_exchange, allowed_remote_exmods)
         self._exchange_manager = _ExchangeManager(default_exchange)
 
+    def send(self, target, ctxt, message, wait_for_reply=None, timeout=None,
+             call_monitor_timeout=None, retry=None, transport_options=None):
+        return self._send(target, ctxt, message, wait_for_reply, timeout,
+                          transport_options, call_monitor_timeout)
+
     def _send(self, target, ctxt, message, wait_for_reply=None, timeout=None,
-              transport_options=None):
+              transport_options=None, call_monitor_timeout=None):
         exchange = self._exchange_manager.get_exchange(target.exchange)
-        reply_q = queue.Queue() if wait_for_reply else None
+        reply_q = (_ReplyQueue(call_monitor_timeout, timeout)
+                   if wait_for_reply else None)
         exchange.deliver_message(target.topic, _copy(ctxt), _copy(message),
                                  server=target.server, fanout=target.fanout,
                                  reply_q=reply_q)
         if not wait_for_reply:
             return None
-        try:
-            reply, failure = reply_q.get(timeout=timeout)
-        except queue.Empty:
-            raise oslo_messaging.MessagingTimeout(
-                'No reply on topic %s' % target.topic)
+        reply, failure = self._wait(reply_q, target, timeout,
+                                    call_monitor_timeout)
         if failure is not None:
             raise rpc_common.deserialize_remote_exception(
                 failure, self._allowed_remote_exmods)
         return reply
+
+    @staticmethod
+    def _wait(reply_q, target, timeout, monitor):
+        """The ``(reply, failure)`` of a call; MessagingTimeout at
+        ``timeout``, or after ``monitor`` seconds without a heartbeat."""
+        deadline = None if timeout is None else time.monotonic() + timeout
+        while True:
+            wait = monitor
+            if deadline is not None:
+                left = deadline - time.monotonic()
+                wait = left if wait is None else min(wait, left)
+            try:
+                answer = reply_q.get(timeout=None if wait is None
+                                     else max(wait, 0))
+            except queue.Empty:
+                raise oslo_messaging.MessagingTimeout(
+                    'No reply on topic %s' % target.topic) from None
+            if answer is not _HEARTBEAT:
+                return answer
 
     def listen(self, target, batch_size, batch_timeout):
         exchange = target.exchange or self._default_exchange

@@ -15,6 +15,11 @@ RPC_API_VERSION = '1.0'
 # Seconds without a heartbeat from an agent at work after which a
 # programming call counts as lost with its agent.
 PROGRAM_MONITOR_TIMEOUT = 30
+# The same for an mdev's creation or removal, a write or two to sysfs:
+# a bind to a host whose agent is gone fails within seconds, and so
+# does every call the API sent in one message with it (a message is
+# answered when its slowest call is), instead of at the RPC timeout.
+MDEV_MONITOR_TIMEOUT = 5
 
 
 class AgentAPI:
@@ -29,6 +34,7 @@ class AgentAPI:
             'timeout': conf.agent.fpga_program_timeout +
             PROGRAM_MONITOR_TIMEOUT,
             'call_monitor_timeout': PROGRAM_MONITOR_TIMEOUT}
+        self._mdev_options = {'call_monitor_timeout': MDEV_MONITOR_TIMEOUT}
 
     def _call(self, host, method, version='1.0', options=None, **kwargs):
         cctxt = self.client.prepare(server=host, version=version,
@@ -37,10 +43,12 @@ class AgentAPI:
 
     def create_mdev(self, host, handle):
         """``handle``: ``{uuid, attach_type, attach_info}``."""
-        return self._call(host, 'create_mdev', handle=handle)
+        return self._call(host, 'create_mdev', options=self._mdev_options,
+                          handle=handle)
 
     def remove_mdev(self, host, handle):
-        return self._call(host, 'remove_mdev', handle=handle)
+        return self._call(host, 'remove_mdev', options=self._mdev_options,
+                          handle=handle)
 
     def program(self, host, deployable, bitstream_id):
         return self._call(host, 'program', options=self._program_options,

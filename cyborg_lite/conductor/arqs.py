@@ -184,7 +184,12 @@ class ArqService:
                              exc))
             return self._resolved_or_none(ctx, uuid)
         if not binding.finish_bind(self._db, uuid, handle['id']):
-            self._agents.remove_mdev(fields['hostname'], handle)
+            # The ARQ moved on (unbound, failed) while the mdev was made.
+            try:
+                self._remove_mdev(fields['hostname'], handle)
+            except exception.CyborgLiteException as exc:
+                LOG.warning('arq %s: the mdev of a bind that moved on '
+                            'stays: %s', uuid, exc)
         LOG.info('arq %s: BindStarted -> Bound', uuid)
         return self._resolved_or_none(ctx, uuid)
 
@@ -263,7 +268,19 @@ class ArqService:
             handle = arq['handle']
             if handle and handle['attach_type'] == \
                     model.AttachType.MDEV.value:
-                self._agents.remove_mdev(arq['hostname'], handle)
+                self._remove_mdev(arq['hostname'], handle)
+
+    def _remove_mdev(self, hostname, handle):
+        """The agent removes an mdev; its failure is the host's (502),
+        and the ARQ keeps its handle, to be unbound or deleted again."""
+        try:
+            self._agents.remove_mdev(hostname, handle)
+        except exception.CyborgLiteException:
+            raise
+        except Exception as exc:
+            raise exception.AgentError(
+                host=hostname, reason='removing mdev %s: %s' % (
+                    handle.get('uuid'), str(exc).split('\n')[0])) from None
 
     def unbind(self, ctx, uuids):
         held = db_api.arqs_with_handles(

@@ -9,6 +9,7 @@ import oslo_messaging
 from cyborg_lite import context
 from cyborg_lite import exception
 from cyborg_lite.conductor import batching
+from cyborg_lite.conductor import placement
 from cyborg_lite.conductor import rpcapi
 from cyborg_lite.db import api as db_api
 from cyborg_lite.db import inventory
@@ -126,8 +127,20 @@ class ConductorManager:
 
     @oslo_messaging.expected_exceptions(*_EXPECTED)
     def device_set_status(self, ctx, uuid, status):
-        deployables = inventory.device_set_status(self._db, uuid, status)
-        self._reports.set_reserved(deployables, status)
+        """Set the status, then reserve or free the inventory in
+        Placement; when Placement fails, the status goes back to what
+        it was (503), so that the two never disagree."""
+        previous, deployables = inventory.device_set_status(
+            self._db, uuid, status)
+        try:
+            self._reports.set_reserved(deployables, status)
+        except placement.PlacementError as exc:
+            inventory.device_set_status(self._db, uuid, previous)
+            raise exception.ServiceUnavailable(
+                reason='Placement did not take the %s inventory of device '
+                       '%s (%s); the status stays %s'
+                       % ('reserved' if status == 'maintaining' else 'freed',
+                          uuid, exc, previous)) from None
 
     @oslo_messaging.expected_exceptions(*_EXPECTED)
     def deployable_list(self, ctx, filters):

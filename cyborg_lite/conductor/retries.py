@@ -9,11 +9,11 @@ A call from the API can be interrupted two ways:
   (``[api] rpc_call_monitor_timeout``), so the conductor sends a
   heartbeat every half of it while the call runs, and a call that hears
   nothing for that long is lost; a call that keeps its heartbeats has
-  all of ``rpc_timeout``, however long it works. A database-only call
-  (:data:`~cyborg_lite.conductor.rpcapi.DATABASE_ONLY`), answered in
-  milliseconds, goes without heartbeats, which cost the conductor a
-  thread per message, and is lost when it has no answer within that
-  same time.
+  all of ``rpc_timeout``, however long it works. A quick call
+  (:func:`~cyborg_lite.conductor.rpcapi.quick`: a database read or
+  create that does not list a whole table), answered in milliseconds,
+  goes without heartbeats, which cost the conductor a thread per
+  message, and is lost when it has no answer within that same time.
 * **undelivered**: it could not be sent, because the broker is away.
   Nothing reached a conductor, so any call may be sent again.
 

@@ -31,6 +31,12 @@ DATABASE_ONLY = frozenset({
     'arq_create', 'arq_list', 'arq_get', 'device_profile_list',
     'device_profile_get', 'device_list', 'device_get', 'deployable_list',
     'deployable_get', 'attribute_list', 'attribute_get'})
+# Of those, the lists whose cost grows with the whole table: on a large
+# or busy database one may take seconds, so they go with heartbeats
+# (an ARQ list of one instance, Nova's, stays quick).
+UNBOUNDED_LISTS = frozenset({
+    'arq_list', 'device_profile_list', 'device_list', 'deployable_list',
+    'attribute_list'})
 # The version each call needs, where it is not 1.0. A call_batch may
 # carry any call.
 VERSIONS = {'call_batch': '1.2', 'arq_create': '1.2', 'arq_bind': '1.2',
@@ -41,13 +47,16 @@ PUBLISH_RETRIES = 0
 _CONTEXTS = context.ContextSerializer()
 
 
-def _database_only(method, kwargs):
-    """Whether a call (or every call of a call_batch) is in
-    :data:`DATABASE_ONLY`."""
+def quick(method, kwargs):
+    """Whether a call (or every call of a call_batch) is answered in
+    milliseconds: in :data:`DATABASE_ONLY`, and not a list of a whole
+    table (:data:`UNBOUNDED_LISTS`). Such calls go without heartbeats."""
     if method == 'call_batch':
-        return all(call['method'] in DATABASE_ONLY
-                   for call in kwargs['calls'])
-    return method in DATABASE_ONLY
+        return all(quick(call.get('method'), call.get('kwargs') or {})
+                   for call in kwargs.get('calls') or ())
+    if method == 'arq_list' and kwargs.get('instance_uuid'):
+        return True
+    return method in DATABASE_ONLY and method not in UNBOUNDED_LISTS
 
 
 class ConductorAPI:
@@ -105,7 +114,7 @@ class ConductorAPI:
     def _send(self, ctx, method, kwargs):
         options = {}
         if self._monitor is not None:
-            if _database_only(method, kwargs):
+            if quick(method, kwargs):
                 # Heartbeats cost the conductor a thread per message
                 # (about a tenth of its CPU in an ARQ lifecycle); a call
                 # that cannot run long needs none.

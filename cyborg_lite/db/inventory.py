@@ -153,8 +153,9 @@ def attribute_delete(db, uuid):
 
 @engine.retry_on_conflict()
 def device_set_status(db, uuid, status):
-    """Set a device's status; returns the Placement view of its
-    deployables: ``[{rp_uuid, rc, total}]``. A deployable without an
+    """Set a device's status; returns the status it had and the
+    Placement view of its deployables: ``(previous, [{rp_uuid, rc,
+    total}])``. A deployable without an
     ``rc`` attribute (an admin deleted it) has no inventory to reserve
     or free: ResourceClassNotFound (404, as upstream), and the status
     stays as it was."""
@@ -174,8 +175,8 @@ def device_set_status(db, uuid, status):
             if view['rc'] is None:
                 raise exception.ResourceClassNotFound(
                     deployable=view['name'], device=uuid)
-        device.status = status
-        return views
+        previous, device.status = device.status, status
+        return previous, views
 
 
 def deployable_by_rp(db, rp_uuid):

@@ -280,3 +280,60 @@ def test_agent_refuses_to_start_without_its_compute_node(stack):
         assert agent.check_placement()['name'] == 'nowhere.cyborg-lite.test'
     finally:
         agent.stop()
+
+
+def test_an_mdev_the_kernel_will_not_remove_is_a_502_and_changes_nothing(
+        stack, service, tree):
+    """The kernel refuses to remove the mdev (its ``remove`` cannot be
+    written: a device still busy): the unbind and the delete answer 502
+    naming the host, not 500, and the ARQ keeps its handle, to be
+    deleted once the host lets go."""
+    dep = _deployable(stack, 1, 'VGPU')
+    arq = _arq(service, [{'resources:VGPU': '1'}])
+    resp, _instance = _bind(service, stack, arq, 1, dep)
+    assert resp.status_code == 202, resp.text
+    handle = _show(service, arq)['attach_handle_uuid']
+    sysfs_tree.kernel_create_mdev(tree, GPU, VGPU_TYPE)
+    remove = os.path.join(tree, 'bus/mdev/devices', handle, 'remove')
+    os.unlink(remove)
+    os.mkdir(remove)    # busy: the write fails
+    try:
+        resp = service.patch('/accelerator_requests',
+                             json=cyborg_api.unbind_patch([arq]))
+        assert resp.status_code == 502, resp.text
+        assert stack.aio.hostnames[1] in resp.text
+        resp = service.delete('/accelerator_requests?arqs=%s' % arq)
+        assert resp.status_code == 502, resp.text
+        assert _show(service, arq)['state'] == 'Bound'
+    finally:
+        os.rmdir(remove)
+        open(remove, 'w').close()
+    assert service.delete('/accelerator_requests?arqs=%s'
+                          % arq).status_code == 204
+    sysfs_tree.kernel_remove_mdev(tree, handle)
+    assert _handles_in_use(stack, dep) == 0
+
+
+def test_a_vgpu_bind_on_a_host_whose_agent_is_gone_fails_within_seconds(
+        stack, service):
+    """The agent does not answer the mdev creation: the bind fails (409,
+    the ARQ BindFailed) once the agent's heartbeats are missed, well
+    before the RPC timeout, and so does not hold back the calls sent in
+    one message with it."""
+    dep = _deployable(stack, 1, 'VGPU')
+    arq = _arq(service, [{'resources:VGPU': '1'}])
+    agent = _agent(stack, 1)
+    agent.stop()
+    try:
+        started = time.monotonic()
+        resp, _instance = _bind(service, stack, arq, 1, dep)
+        elapsed = time.monotonic() - started
+        assert resp.status_code == 409, resp.text
+        assert elapsed < stack.aio.conf.api.rpc_timeout / 2, elapsed
+        assert _show(service, arq)['state'] == 'BindFailed'
+    finally:
+        stack.aio.agents.remove(agent)
+        stack.aio.start_agent(stack.aio.hostnames[1])
+    assert service.delete('/accelerator_requests?arqs=%s'
+                          % arq).status_code == 204
+    assert _handles_in_use(stack, dep) == 0

@@ -22,6 +22,7 @@ from cyborg_lite.db import reports as db_reports
 from tests.fixtures import cyborg_api
 from tests.fixtures import databases
 from tests.fixtures import driver_devices
+from tests.fixtures import placement_proxy
 
 fpga = driver_devices.fpga
 
@@ -396,41 +397,6 @@ def test_disable_enable_reserve_in_placement(stack, placement):
     assert placement.inventories(dep['rp_uuid'])['FPGA']['reserved'] == 0
 
 
-class _PausingPlacement:
-    """A proxy in front of the placement stub that holds the first
-    request naming ``rp_uuid`` until ``go`` is set (a slow Placement)."""
-
-    def __init__(self, url, rp_uuid):
-        self.url = url
-        self.rp_uuid = rp_uuid
-        self.paused = threading.Event()
-        self.go = threading.Event()
-        self.session = requests.Session()
-
-    def __call__(self, environ, start_response):
-        path = environ['PATH_INFO']
-        if self.rp_uuid in path and not self.paused.is_set():
-            self.paused.set()
-            self.go.wait(30)
-        query = environ.get('QUERY_STRING')
-        length = int(environ.get('CONTENT_LENGTH') or 0)
-        headers = {name[5:].replace('_', '-'): value
-                   for name, value in environ.items()
-                   if name.startswith('HTTP_')}
-        if environ.get('CONTENT_TYPE'):
-            headers['Content-Type'] = environ['CONTENT_TYPE']
-        resp = self.session.request(
-            environ['REQUEST_METHOD'],
-            self.url + path + ('?' + query if query else ''),
-            data=environ['wsgi.input'].read(length) if length else None,
-            headers=headers, timeout=30)
-        start_response('%d %s' % (resp.status_code, resp.reason), [
-            (k, v) for k, v in resp.headers.items()
-            if k.lower() not in ('connection', 'transfer-encoding',
-                                 'content-encoding', 'content-length')])
-        return [resp.content]
-
-
 def _conductor(stack, placement_url):
     conf = stack.aio.conf
     adapter = placement_client.get_adapter(conf)
@@ -447,14 +413,12 @@ def test_reports_mirrored_out_of_order_by_two_conductors_heal(
     has the card, and writes Placement first. A, when done, finds the
     host changed and mirrors it in full: no provider is left for a card
     the DB does not have."""
-    from placement_stub import server
     base = fpga(host)
     card = fpga(host, address='0000:6e:00.0')
-    card_rp = rp_uuid_of('%s_0000:6e:00.0' % host)
-    proxy = _PausingPlacement(stack.aio.placement_url, card_rp)
-    slow = server.Server(proxy, '127.0.0.1', 0).start()
-    try:
-        conductor_a = _conductor(stack, slow.url)
+    proxy = placement_proxy.PlacementProxy(stack.aio.placement_url)
+    proxy.hold(rp_uuid_of('%s_0000:6e:00.0' % host))
+    with placement_proxy.serve(proxy) as slow_url:
+        conductor_a = _conductor(stack, slow_url)
         conductor_b = _conductor(stack, stack.aio.placement_url)
         report(conductor_a, host, [base])
         report(conductor_b, host, [base])
@@ -465,9 +429,6 @@ def test_reports_mirrored_out_of_order_by_two_conductors_heal(
         assert report(conductor_b, host, [base])['removed'] == 1
         proxy.go.set()
         added.join(30)
-    finally:
-        proxy.go.set()
-        slow.stop()
     names = [d.name for dev in db_reports.load_host(stack.aio.db, host)
              for d in dev.deployables]
     assert names == ['%s_0000:5e:00.0' % host]

@@ -4,6 +4,7 @@ ones as the exception class the server raised, and a call nobody answers
 times out."""
 
 import threading
+import time
 
 import oslo_messaging
 import pytest
@@ -25,6 +26,10 @@ class Endpoint:
 
     def echo(self, ctxt, value):
         return value
+
+    def slow(self, ctxt, seconds):
+        time.sleep(seconds)
+        return seconds
 
     def stored_dict(self, ctxt):
         return self.stored
@@ -119,3 +124,42 @@ def test_a_delivery_wakes_only_the_listeners_of_its_topic(server):
         other_server.wait()
     # A stopped listener is forgotten.
     assert 'local-other' not in local_transport._listeners_by_topic
+
+
+def test_a_monitored_call_nobody_takes_times_out_at_its_monitor(server):
+    """As over RabbitMQ: no heartbeat within ``call_monitor_timeout``
+    ends the wait then, whatever the call's timeout."""
+    _, _, transport = server
+    lonely = rpc.get_client(transport, 'nobody-listens', '1.0', timeout=30)
+    started = time.monotonic()
+    with pytest.raises(oslo_messaging.MessagingTimeout):
+        lonely.prepare(call_monitor_timeout=1).call({}, 'echo', value=1)
+    assert time.monotonic() - started < 15
+
+
+def test_a_monitored_call_that_works_long_keeps_its_heartbeats(server):
+    """The server heartbeats every half monitor while it works: a call
+    longer than its monitor completes."""
+    client, _, _ = server
+    assert client.prepare(call_monitor_timeout=2, timeout=20).call(
+        {}, 'slow', seconds=3) == 3
+
+
+def test_a_call_whose_caller_gave_up_is_not_run_later(server):
+    """Its message expires with its timeout, as RabbitMQ's does: a
+    server that starts later does not run it."""
+    _, _, transport = server
+    late = CountingEndpoint()
+    client = rpc.get_client(transport, 'local-late', '1.0', timeout=0.2)
+    with pytest.raises(oslo_messaging.MessagingTimeout):
+        client.call({}, 'echo', value=1)
+    time.sleep(0.3)
+    late_server = rpc.get_server(transport, 'local-late', 'host3', [late])
+    late_server.start()
+    try:
+        fresh = rpc.get_client(transport, 'local-late', '1.0', timeout=5)
+        assert fresh.call({}, 'echo', value=2) == 2
+        assert late.calls == 1
+    finally:
+        late_server.stop()
+        late_server.wait()
