@@ -214,7 +214,7 @@ def _hypervisor_op(op: str, instance_uuid: str) -> Iterator[None]:
     except libvirt.libvirtError as exc:
         raise exception.HypervisorError(
             op=op, instance=instance_uuid,
-            reason=exc.get_error_message()) from exc
+            reason=exc.get_error_message() or str(exc)) from exc
 
 
 class LibvirtDriver:

@@ -185,14 +185,25 @@ def test_stop_answers_the_request_in_flight_and_closes():
 @pytest.mark.parametrize('threads', ['1', '3'])
 def test_many_requests_over_few_connections(threads):
     with gunicorn('--threads', threads) as (host, port, _):
-        failures = []
+        failures, done = [], []
 
         def client():
-            conn = http.client.HTTPConnection(host, port, timeout=30)
-            for _ in range(50):
-                status, body, _ = _get(conn, '/whoami')
-                if status != 200 or not body:
-                    failures.append((status, body))
+            try:
+                conn = http.client.HTTPConnection(host, port, timeout=30)
+                answered = 0
+                for _ in range(50):
+                    status, body, _ = _get(conn, '/whoami')
+                    if answered == 0:
+                        first_socket = conn.sock
+                    if status != 200 or not body:
+                        failures.append((status, body))
+                    # Kept alive: the 50 requests share one connection.
+                    if conn.sock is not first_socket:
+                        failures.append('a new connection')
+                    answered += 1
+                done.append(answered)
+            except Exception as exc:  # noqa: BLE001 - reported below
+                failures.append(repr(exc))
 
         threads_ = [threading.Thread(target=client) for _ in range(4)]
         for t in threads_:
@@ -200,6 +211,7 @@ def test_many_requests_over_few_connections(threads):
         for t in threads_:
             t.join()
         assert failures == []
+        assert done == [50] * 4
 
 
 def test_request_on_idle_connection_while_stopping_is_answered():

@@ -129,15 +129,19 @@ def test_create_rejects_a_name_ending_in_a_newline(admin):
     assert name + '\n' not in _names(admin)
 
 
-@pytest.mark.parametrize('group', [
-    {'resources:CUSTOM_': '1'},
-    {'resources:FPGA': '1', 'trait:CUSTOM_': 'required'},
-    {'resources:FPGA': '1', 'accel:bitstream_id': 'image\n'},
+@pytest.mark.parametrize('group,fragment', [
+    ({'resources:CUSTOM_': '1'}, 'a custom one more than CUSTOM_'),
+    ({'resources:FPGA': '1', 'trait:CUSTOM_': 'required'},
+     'be longer than it'),
+    ({'resources:FPGA': '1', 'accel:bitstream_id': 'image\n'},
+     'not a path'),
 ])
-def test_create_rejects_names_placement_refuses(admin, group):
+def test_create_rejects_names_placement_refuses(admin, group, fragment):
+    name = helpers.unique()
     resp = admin.post('/device_profiles', json=[
-        {'name': helpers.unique(), 'groups': [group]}])
-    assert resp.status_code == 400, resp.text
+        {'name': name, 'groups': [group]}])
+    helpers.assert_error(resp, 400, fragment)
+    assert name not in _names(admin)
 
 
 @pytest.mark.parametrize('form', [

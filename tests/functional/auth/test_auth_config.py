@@ -4,6 +4,7 @@ message that says what to set, instead of answering every request 500."""
 from keystoneauth1 import loading
 from keystonemiddleware import auth_token
 import pytest
+import webob
 
 from cyborg_lite import conf as cl_conf
 from cyborg_lite.api import app
@@ -39,4 +40,11 @@ def test_keystone_with_a_service_user_starts():
     conf = _conf(auth_type='password', auth_url='http://127.0.0.1:5/v3',
                  username='cyborg', password='x', project_name='service',
                  user_domain_name='Default', project_domain_name='Default')
-    assert callable(app.setup_app(conf, conductor=object()))
+    api = app.setup_app(conf, conductor=object())
+    # auth_token guards it: no token, no answer but a 401 (without
+    # asking Keystone, at a port nothing listens on); the discovery
+    # document needs none.
+    resp = webob.Request.blank('/v2/device_profiles').get_response(api)
+    assert resp.status_int == 401, resp.text
+    assert 'WWW-Authenticate' in resp.headers
+    assert webob.Request.blank('/').get_response(api).status_int == 200

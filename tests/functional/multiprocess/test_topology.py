@@ -202,10 +202,10 @@ def test_binds_race_for_handles(topology):
     finally:
         for arq_uuid in arqs:
             admin.delete('/accelerator_requests/' + arq_uuid)
-    # RabbitMQ shared the calls out between both conductors: each logged
-    # ARQ work (creates, state changes, deletes) of its own.
+    # RabbitMQ shared this race's calls out between both conductors:
+    # each logged work on some of its ARQs (the fixture's conductors
+    # served earlier tests too, so their logs are searched for these).
     for proc in topology.conductors:
         with open(proc.log_file) as f:
-            served = re.findall(r'(arq \S+: \S* ?-> |Created \d+ ARQ|'
-                                r'Deleted ARQ)', f.read())
-        assert served, proc.name
+            log = f.read()
+        assert any(arq_uuid in log for arq_uuid in arqs), proc.name

@@ -380,8 +380,10 @@ def test_reschedule_leaves_no_allocation_when_deleted(chain):
     first = hosts_in_offer_order(chain)[0]
     with HandlesTaken(chain, [first]):
         server_id = chain.boot('gone', DP)
-        chain.api('DELETE', '/servers/' + server_id)
+        assert chain.api('DELETE', '/servers/' + server_id).status_code \
+            == 204
         chain.service.manager.wait_for_background()
+        assert chain.api('GET', '/servers/' + server_id).status_code == 404
         deadline = time.monotonic() + 10
         while chain.cyborg_arqs(server_id) and time.monotonic() < deadline:
             time.sleep(0.1)

@@ -53,8 +53,13 @@ def _delete_while_held(chain, hold, server_id):
     deleting = threading.Thread(target=lambda: answer.update(
         status=chain.api('DELETE', '/servers/' + server_id).status_code))
     deleting.start()
-    # The DELETE marks the instance and waits for the operation.
-    deleting.join(0.5)
+    # The DELETE marks the instance, then waits for the operation: both
+    # are seen before the operation goes on.
+    deadline = time.monotonic() + 30
+    while chain.show(server_id)['OS-EXT-STS:task_state'] != 'deleting':
+        assert time.monotonic() < deadline, 'the DELETE never marked it'
+        time.sleep(0.01)
+    assert deleting.is_alive()
     hold.release.set()
     deleting.join(30)
     return answer['status']

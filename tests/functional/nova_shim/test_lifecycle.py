@@ -16,6 +16,7 @@ pytest.importorskip('placement_stub.fixture')
 
 from nova_shim import exception  # noqa: E402
 from nova_shim.virt import libvirt as virt  # noqa: E402
+from tests.functional.nova_shim import faulty_libvirt  # noqa: E402
 from tests.functional.nova_shim.test_lifecycle_chain import Chain  # noqa
 from tests.functional.nova_shim.test_lifecycle_chain import HEADERS  # noqa
 
@@ -86,12 +87,24 @@ def test_stop_and_start_refetch_the_arqs(chain, server):
     assert_running_with_accelerators(chain, server, arqs)
 
 
+def _domain_id(chain, server):
+    """The libvirt domain's run id: a new one each time it starts."""
+    return chain.service.deps.driver.host.get_domain(server).ID()
+
+
 @pytest.mark.parametrize('reboot_type', ['SOFT', 'HARD'])
 def test_reboot_keeps_the_accelerators(chain, server, reboot_type):
     arqs = [a['uuid'] for a in chain.show(server)['accelerator_requests']]
+    before = _domain_id(chain, server)
     resp = chain.action(server, {'reboot': {'type': reboot_type}})
     assert resp.status_code == 202, resp.text
     assert_running_with_accelerators(chain, server, arqs)
+    # A hard reboot starts the guest again; a soft one asks the guest
+    # OS, whose domain keeps running (no fall back to a hard one).
+    if reboot_type == 'HARD':
+        assert _domain_id(chain, server) != before
+    else:
+        assert _domain_id(chain, server) == before
 
 
 def test_pause_and_unpause(chain, server):
@@ -112,10 +125,12 @@ def test_pause_and_unpause(chain, server):
 
 def test_rebuild_keeps_the_arqs(chain, server):
     arqs = [a['uuid'] for a in chain.show(server)['accelerator_requests']]
+    before = _domain_id(chain, server)
     resp = chain.action(server, {'rebuild': {'imageRef': 'any'}})
     assert resp.status_code == 202, resp.text
     assert resp.json()['server']['status'] == 'ACTIVE'
     assert_running_with_accelerators(chain, server, arqs)
+    assert _domain_id(chain, server) != before     # a new guest
 
 
 def test_shelve_offload_and_unshelve(chain, server):
@@ -166,10 +181,8 @@ def test_a_failed_rebuild_leaves_the_instance_in_error(chain, server,
                                                       monkeypatch):
     """The hypervisor refuses the rebuilt guest: no guest runs, and the
     instance says so (ERROR with its fault), instead of ACTIVE."""
-    def refuse(spec, arqs):
-        raise exception.HypervisorError(op='spawn', instance=spec.uuid,
-                                        reason='no room for the guest')
-    monkeypatch.setattr(chain.service.deps.driver, 'spawn', refuse)
+    faulty_libvirt.install(monkeypatch, chain).fail(
+        'create', 'no room for the guest')
     resp = chain.action(server, {'rebuild': {'imageRef': 'any'}})
     assert resp.status_code == 500, resp.text
     assert 'no room for the guest' in resp.text
@@ -194,19 +207,15 @@ def test_rebuild_of_a_stopped_instance_leaves_it_stopped(chain, server):
 def test_a_failed_shelve_offload_can_be_tried_again(chain, server,
                                                    monkeypatch):
     _shelve_on_its_host(chain, server)
-    driver = chain.service.deps.driver
-    real = driver.destroy
-
-    def refuse(uuid):
-        raise exception.HypervisorError(op='destroy', instance=uuid,
-                                        reason='the domain is busy')
-    monkeypatch.setattr(driver, 'destroy', refuse)
+    libvirt_ = faulty_libvirt.install(monkeypatch, chain)
+    libvirt_.fail('undefineFlags', 'the domain is busy')
     resp = chain.action(server, {'shelveOffload': None})
     assert resp.status_code == 500, resp.text
+    assert 'the domain is busy' in resp.text
     shelved = chain.show(server)
     assert (shelved['status'], shelved['OS-EXT-STS:task_state']) == (
         'SHELVED', None)
-    monkeypatch.setattr(driver, 'destroy', real)
+    libvirt_.heal()
     assert chain.action(server, {'shelveOffload': None}).status_code == 202
     assert chain.show(server)['status'] == 'SHELVED_OFFLOADED'
     assert chain.cyborg_arqs(server) == []
@@ -306,27 +315,16 @@ def test_calls_on_servers_need_a_project(chain, server):
     assert chain.show(server)['status'] == 'ACTIVE'
 
 
-def _refuse_power_on(monkeypatch, driver):
-    def refuse(spec, arqs):
-        raise exception.HypervisorError(op='power_on', instance=spec.uuid,
-                                        reason='the guest does not start')
-    monkeypatch.setattr(driver, 'power_on', refuse)
-
-
 def test_a_failed_rebuild_can_be_rebooted_and_stopped(chain, server,
                                                       monkeypatch):
     """The failed rebuild leaves no guest; a hard reboot defines it
     again with its ARQs (they stayed bound for it), and a stop of an
     instance without a guest is no 404."""
-    driver = chain.service.deps.driver
-    real = driver.spawn
-
-    def refuse(spec, arqs):
-        raise exception.HypervisorError(op='spawn', instance=spec.uuid,
-                                        reason='no room for the guest')
-    monkeypatch.setattr(driver, 'spawn', refuse)
-    chain.action(server, {'rebuild': {'imageRef': 'any'}})
-    monkeypatch.setattr(driver, 'spawn', real)
+    libvirt_ = faulty_libvirt.install(monkeypatch, chain)
+    libvirt_.fail('create', 'no room for the guest')
+    assert chain.action(server, {'rebuild': {'imageRef': 'any'}}
+                        ).status_code == 500
+    libvirt_.heal()
     failed = chain.show(server)
     assert (failed['status'], failed['OS-EXT-STS:power_state']) == (
         'ERROR', 0)
@@ -344,16 +342,15 @@ def test_a_failed_hard_reboot_leaves_the_instance_in_error(chain, server,
     """The guest was powered off and does not start again: ERROR with
     its power state, as Nova's reboot leaves it, not ACTIVE with a
     guest that is off; another hard reboot brings it back."""
-    driver = chain.service.deps.driver
-    real = driver.power_on
-    _refuse_power_on(monkeypatch, driver)
+    libvirt_ = faulty_libvirt.install(monkeypatch, chain)
+    libvirt_.fail('create', 'the guest does not start')
     resp = chain.action(server, {'reboot': {'type': 'HARD'}})
     assert resp.status_code == 500, resp.text
     failed = chain.show(server)
     assert (failed['status'], failed['OS-EXT-STS:task_state'],
             failed['OS-EXT-STS:power_state']) == ('ERROR', None, 4)
     assert 'the guest does not start' in failed['fault']['message']
-    monkeypatch.setattr(driver, 'power_on', real)
+    libvirt_.heal()
     assert chain.action(server, {'reboot': {'type': 'HARD'}}).status_code \
         == 202
     chain.wait(server, 'ACTIVE')
@@ -367,9 +364,8 @@ def test_a_failed_unshelve_of_a_shelved_instance_keeps_it(chain, server,
     arqs = [a['uuid'] for a in chain.show(server)['accelerator_requests']]
     _shelve_on_its_host(chain, server)
     allocations = chain.allocations(server)
-    driver = chain.service.deps.driver
-    real = driver.power_on
-    _refuse_power_on(monkeypatch, driver)
+    libvirt_ = faulty_libvirt.install(monkeypatch, chain)
+    libvirt_.fail('create', 'the guest does not start')
     assert chain.action(server, {'unshelve': None}).status_code == 202
     deadline = time.monotonic() + 10
     while (chain.show(server)['OS-EXT-STS:task_state'] is not None and
@@ -380,7 +376,7 @@ def test_a_failed_unshelve_of_a_shelved_instance_keeps_it(chain, server,
     assert shelved['OS-EXT-SRV-ATTR:host'] is not None
     assert [a['uuid'] for a in shelved['accelerator_requests']] == arqs
     assert chain.allocations(server) == allocations
-    monkeypatch.setattr(driver, 'power_on', real)
+    libvirt_.heal()
     assert chain.action(server, {'unshelve': None}).status_code == 202
     chain.wait(server, 'ACTIVE')
     assert_running_with_accelerators(chain, server, arqs)
@@ -425,6 +421,8 @@ def test_a_soft_reboot_needs_no_cyborg(chain, server, monkeypatch):
         raise exception.AcceleratorRequestOpFailed(op='get',
                                                    msg='Cyborg is away')
     monkeypatch.setattr(cyborg._CyborgClient, 'get_arqs_for_instance', away)
+    before = _domain_id(chain, server)
     resp = chain.action(server, {'reboot': {'type': 'SOFT'}})
     assert resp.status_code == 202, resp.text
     assert chain.show(server)['status'] == 'ACTIVE'
+    assert _domain_id(chain, server) == before

@@ -129,4 +129,6 @@ class Chain:
     def cyborg_arqs(self, server_id: str) -> list[dict]:
         resp = self.cyborg.get('/accelerator_requests',
                                params={'instance': server_id})
-        return resp.json().get('arqs', []) if resp.status_code == 200 else []
+        # Anything but a 200 is a failure, never "no ARQs".
+        assert resp.status_code == 200, resp.text
+        return resp.json()['arqs']

@@ -112,6 +112,10 @@ def test_forbidden_trait_excludes_the_device(adapter):
                                    forbidden_traits={'CUSTOM_FPGA_XILINX'})
     with pytest.raises(exception.NoValidHost):
         select(adapter, node, groups=[group])
+    # The control: a device without the trait in the same tree is chosen.
+    intel = add_deployable(adapter, node['uuid'], trait='CUSTOM_FPGA_INTEL')
+    selection = select(adapter, node, groups=[group])
+    assert selection.mappings['device_profile_0'] == [intel]
 
 
 def test_flavor_only_request(adapter):
