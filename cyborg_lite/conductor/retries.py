@@ -20,9 +20,12 @@ A call from the API can be interrupted two ways:
 A lost call may or may not have done its work, so it is sent again only
 when repeating it is harmless: the methods of :data:`RETRIED`, each with
 the reason. :data:`NOT_RETRIED` says why the others are not; they answer
-503 as soon as they are known lost. A repeat carries
-:data:`REPEAT_KWARGS`, which tell the conductor that the call may have
-been done already.
+503 as soon as they are known lost, and those of one short transaction
+(:data:`~cyborg_lite.conductor.rpcapi.QUICK_WRITES`) are sent so that
+their messages expire then, so that a conductor that comes back does
+not make a profile or attribute that the caller was told failed. A
+repeat carries :data:`REPEAT_KWARGS`, which tell the conductor that the
+call may have been done already.
 
 :class:`FaultPolicy` tries again while an answer can still come within
 ``[api] rpc_fault_timeout`` seconds of the fault (counted from the last

@@ -31,7 +31,14 @@ DATABASE_ONLY = frozenset({
     'arq_create', 'arq_list', 'arq_get', 'device_profile_list',
     'device_profile_get', 'device_list', 'device_get', 'deployable_list',
     'deployable_get', 'attribute_list', 'attribute_get'})
-# Of those, the lists whose cost grows with the whole table: on a large
+# Writes of one short transaction that are not repeated after a loss
+# (see retries.NOT_RETRIED): sent as quick calls, their messages expire
+# with the call monitor timeout, so that one the API gave up on (503)
+# is not run later by a conductor that comes back.
+QUICK_WRITES = frozenset({
+    'device_profile_create', 'device_profile_delete', 'attribute_create',
+    'attribute_delete'})
+# Of those reads, the lists whose cost grows with the whole table: on a large
 # or busy database one may take seconds, so they go with heartbeats
 # (an ARQ list of one instance, Nova's, stays quick).
 UNBOUNDED_LISTS = frozenset({
@@ -49,12 +56,16 @@ _CONTEXTS = context.ContextSerializer()
 
 def quick(method, kwargs):
     """Whether a call (or every call of a call_batch) is answered in
-    milliseconds: in :data:`DATABASE_ONLY`, and not a list of a whole
-    table (:data:`UNBOUNDED_LISTS`). Such calls go without heartbeats."""
+    milliseconds: in :data:`DATABASE_ONLY` but not a list of a whole
+    table (:data:`UNBOUNDED_LISTS`), or in :data:`QUICK_WRITES`. Such
+    calls go without heartbeats, and their messages expire when their
+    caller stops waiting."""
     if method == 'call_batch':
         return all(quick(call.get('method'), call.get('kwargs') or {})
                    for call in kwargs.get('calls') or ())
     if method == 'arq_list' and kwargs.get('instance_uuid'):
+        return True
+    if method in QUICK_WRITES:
         return True
     return method in DATABASE_ONLY and method not in UNBOUNDED_LISTS
 

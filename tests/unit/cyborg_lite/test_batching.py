@@ -230,6 +230,10 @@ def test_only_quick_calls_are_quick():
     assert not rpcapi.quick('arq_list', {})
     assert not rpcapi.quick('device_list', {})
     assert not rpcapi.quick('arq_bind', {'bindings': {}})
+    # Not repeated after a loss: their messages must expire with it.
+    assert rpcapi.quick('device_profile_create', {'profile': {}})
+    assert rpcapi.quick('attribute_delete', {'uuid': 'u'})
+    assert not rpcapi.quick('deployable_program', {})
     assert not rpcapi.quick('call_batch', {'calls': [
         {'method': 'arq_get', 'kwargs': {}},
         {'method': 'arq_delete', 'kwargs': {}}]})
