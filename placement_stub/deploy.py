@@ -224,7 +224,7 @@ class ContextMiddleware:
         req.environ['HTTP_ACCEPT'] = 'application/json'
         if error is not None:
             return error
-        req.environ['placement.microversion'] = version
+        req.environ[mv.ENVIRON_KEY] = version
         req.environ['placement.context'] = self._context(req, version)
         resp = req.get_response(self.app)
         self._add_headers(req, resp, version)

@@ -58,7 +58,7 @@ def _json_formatter(body, status, title, environ, code=DEFAULT,
              'request_id': environ.get('openstack.request_id')}
     # The error code came with microversion 1.23: an earlier request (or
     # one refused before its version was read) gets none, as Placement.
-    version = environ.get('placement.microversion')
+    version = environ.get(mv.ENVIRON_KEY)
     if code is not None and version is not None and version >= (1, 23):
         error['code'] = code
     error.update(extra or {})

@@ -8,6 +8,8 @@ import microversion_parse
 
 SERVICE_TYPE = 'placement'
 HEADER = 'OpenStack-API-Version'
+# Where the request's version (a tuple) is kept in the WSGI environment.
+ENVIRON_KEY = 'placement.microversion'
 
 # One entry per microversion, with what it introduced.
 VERSIONS = [

@@ -97,7 +97,7 @@ def canonical_id(value):
     canonical form it is stored in (an upper-case or braced UUID finds
     the same object); anything else as given (it finds nothing: 404)."""
     if uuidutils.is_uuid_like(value):
-        return str(uuid.UUID(value))
+        return uuid_param(value, 'id')
     return value
 
 

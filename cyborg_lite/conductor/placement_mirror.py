@@ -137,16 +137,9 @@ class PlacementMirror:
 
     def _reserve_in_full(self, dep):
         """Reserve the inventory of a deployable gone from its host."""
-        if not dep.resource_class:
-            return
-        try:
-            self._set_inventory(rp_uuid_of(dep.name), dep.resource_class,
-                                dep.num_accelerators, in_full=True)
-        except placement.PlacementError as exc:
-            if exc.status != 404:
-                raise
-        LOG.info('Reserved the inventory of %s, gone from its host while '
-                 'in use', dep.name)
+        if dep.resource_class:
+            self.set_reserved(rp_uuid_of(dep.name), dep.resource_class,
+                              dep.num_accelerators)
 
     def set_reserved(self, rp_uuid, rc, reserved):
         """Reserve (device disabled) or free (enabled, back on its host)

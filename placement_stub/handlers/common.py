@@ -21,7 +21,7 @@ def context(req):
 
 
 def version(req) -> tuple:
-    return req.environ['placement.microversion']
+    return req.environ[mv.ENVIRON_KEY]
 
 
 def require(req, predicate) -> None:

@@ -221,19 +221,3 @@ def test_outcome_of_answers_results_and_errors():
             'message': 'Accelerator request u1 could not be found.'}}
     assert batching.outcome_of(raises, KeyError('k')) == {'error': {
         'class': 'KeyError', 'message': "'k'"}}
-
-
-def test_only_quick_calls_are_quick():
-    from cyborg_lite.conductor import rpcapi
-    assert rpcapi.quick('arq_get', {'uuid': 'u'})
-    assert rpcapi.quick('arq_list', {'instance_uuid': 'i'})
-    assert not rpcapi.quick('arq_list', {})
-    assert not rpcapi.quick('device_list', {})
-    assert not rpcapi.quick('arq_bind', {'bindings': {}})
-    # Not repeated after a loss: their messages must expire with it.
-    assert rpcapi.quick('device_profile_create', {'profile': {}})
-    assert rpcapi.quick('attribute_delete', {'uuid': 'u'})
-    assert not rpcapi.quick('deployable_program', {})
-    assert not rpcapi.quick('call_batch', {'calls': [
-        {'method': 'arq_get', 'kwargs': {}},
-        {'method': 'arq_delete', 'kwargs': {}}]})

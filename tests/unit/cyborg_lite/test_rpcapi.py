@@ -68,3 +68,18 @@ def test_methods_in_sync(client, server, version):
             # sends an admin context itself.
             client_args, server_args = client_args[1:], server_args[1:]
         assert client_args == server_args, name
+
+
+def test_only_quick_calls_are_quick():
+    assert conductor_rpcapi.quick('arq_get', {'uuid': 'u'})
+    assert conductor_rpcapi.quick('arq_list', {'instance_uuid': 'i'})
+    assert not conductor_rpcapi.quick('arq_list', {})
+    assert not conductor_rpcapi.quick('device_list', {})
+    assert not conductor_rpcapi.quick('arq_bind', {'bindings': {}})
+    # Not repeated after a loss: their messages must expire with it.
+    assert conductor_rpcapi.quick('device_profile_create', {'profile': {}})
+    assert conductor_rpcapi.quick('attribute_delete', {'uuid': 'u'})
+    assert not conductor_rpcapi.quick('deployable_program', {})
+    assert not conductor_rpcapi.quick('call_batch', {'calls': [
+        {'method': 'arq_get', 'kwargs': {}},
+        {'method': 'arq_delete', 'kwargs': {}}]})
