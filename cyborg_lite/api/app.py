@@ -22,7 +22,8 @@ From the outside in:
    their methods (404, 405), and what Pecan must not route: paths and
    queries that are not UTF-8 or hold a NUL (400), an ``Accept`` without
    JSON (406), a body that is not JSON (415).
-8. The Pecan app; :class:`~cyborg_lite.api.hooks.ServicesHook` hands it
+8. The Pecan app (:mod:`cyborg_lite.api.pecan_app`);
+   :class:`~cyborg_lite.api.hooks.ServicesHook` hands it
    the conductor client, the policy enforcer and the config.
 
 The API never touches the database: every read and write is an RPC call.
@@ -31,7 +32,6 @@ The API never touches the database: every read and write is an RPC call.
 import functools
 import importlib.resources
 
-import pecan
 import webob
 from oslo_middleware import healthcheck
 
@@ -42,12 +42,13 @@ from cyborg_lite.api import errors
 from cyborg_lite.api import guard
 from cyborg_lite.api import hooks
 from cyborg_lite.api import middleware
+from cyborg_lite.api import pecan_app
 from cyborg_lite.api import request
 from cyborg_lite.conductor import rpcapi
 
 
 def build_pecan_app(conf, conductor):
-    return pecan.make_app(
+    return pecan_app.make_app(
         'cyborg_lite.api.controllers.root.RootController',
         hooks=[hooks.ServicesHook(conf, conductor,
                                   policies.get_enforcer(conf))],

@@ -114,8 +114,6 @@ class Database:
             _pool_sqlite_file_connections(self.engine, db_conf.max_pool_size)
             writer_engine = self.engine.execution_options(
                 cyborg_immediate=True)
-        else:
-            _ping_only_idle_connections(self.engine)
         self._writer_engine = writer_engine
         # Work of one statement needs no transaction of its own: in
         # autocommit the server wraps each statement in one, which saves
@@ -178,42 +176,6 @@ class Database:
 
     def dispose(self) -> None:
         self.engine.dispose()
-
-
-# A pooled connection unused for longer than this is pinged before use.
-IDLE_PING_AFTER = 1.0
-
-
-def _ping_only_idle_connections(engine) -> None:
-    """Ping a pooled connection on checkout only if it sat idle.
-
-    oslo.db pings every connection on every checkout: a round trip per
-    transaction, a tenth of an ARQ lifecycle's database time. A
-    connection in steady use proves itself; one idle for longer than
-    ``IDLE_PING_AFTER`` seconds is pinged, and if the ping fails every
-    pooled connection is discarded, as the pre-ping would have. A server
-    lost mid-burst fails the statement instead, which oslo.db reports as
-    DBConnectionError and :func:`retry_on_conflict` retries on a fresh
-    connection.
-    """
-    engine.pool._pre_ping = False
-
-    @sa.event.listens_for(engine.pool, 'checkin')
-    def _idle_from_now(dbapi_con, record):
-        if record is not None:
-            record.info['idle_since'] = time.monotonic()
-
-    @sa.event.listens_for(engine.pool, 'checkout')
-    def _ping_if_idle(dbapi_con, record, proxy):
-        idle_since = record.info.get('idle_since')
-        if idle_since is None or \
-                time.monotonic() - idle_since < IDLE_PING_AFTER:
-            return
-        try:
-            engine.dialect.do_ping(dbapi_con)
-        except Exception as exc:
-            raise sa_exc.InvalidatePoolError(
-                'pooled connection lost while idle: %s' % exc)
 
 
 def _setup_sqlite(engine) -> None:
