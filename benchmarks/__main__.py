@@ -238,7 +238,7 @@ def parse_args(argv):
     parser.add_argument('--report-hosts', default='10,100,1000',
                         type=lambda v: [int(c) for c in v.split(',') if c])
     parser.add_argument('--only', choices=['lifecycle', 'reports', 'build',
-                                           'nova-events'])
+                                           'nova-events', 'api-cpu'])
     parser.add_argument('--chart', help='write a PNG of throughput and p95 '
                                         'latency against concurrency')
     return parser.parse_args(argv)
@@ -266,6 +266,9 @@ def main(argv=None):
     if args.only in (None, 'nova-events'):
         from benchmarks import nova_events
         report['nova_events'] = nova_events.run()
+    if args.only in (None, 'api-cpu'):
+        from benchmarks import api_cpu
+        report['api_cpu'] = api_cpu.run()
     report['elapsed_s'] = round(time.time() - started, 1)
     print(json.dumps(report, indent=2))
 
