@@ -148,7 +148,8 @@ def _system(args):
             worker_class=args.gunicorn_worker, api_server=args.api_server,
             api_workers=args.api_workers,
             events_per_request=args.nova_events_per_request,
-            events_wait=args.nova_events_wait),
+            events_wait=args.nova_events_wait,
+            resolved_events_wait=args.nova_resolved_events_wait),
             'production mode as deployed: %s, '
             '%d conductor(s), RabbitMQ, PostgreSQL with default durability, '
             'placement_stub under gunicorn (2 workers), Nova events to '
@@ -221,6 +222,9 @@ def parse_args(argv):
     parser.add_argument('--nova-events-wait', type=float,
                         help="the conductors' [nova] events_wait "
                              "(production topology; 0: no wait)")
+    parser.add_argument('--nova-resolved-events-wait', type=float,
+                        help="the conductors' [nova] resolved_events_wait "
+                             "(production topology; 0: as events_wait)")
     parser.add_argument('--api-server', default='gunicorn',
                         choices=['gunicorn', 'uwsgi', 'waitress'],
                         help="the API's server in the multiprocess and "

@@ -242,12 +242,15 @@ class ProductionTopology(Topology):
     """README's "Production mode" as deployed (see the module's doc)."""
 
     def __init__(self, conductors=1, handles=16, events_per_request=None,
-                 events_wait=None, **kwargs):
-        """``events_per_request``, ``events_wait``: the conductors'
-        ``[nova]`` options of those names (their defaults when None)."""
+                 events_wait=None, resolved_events_wait=None, **kwargs):
+        """``events_per_request``, ``events_wait``,
+        ``resolved_events_wait``: the conductors' ``[nova]`` options of
+        those names (their defaults when None)."""
         super().__init__(conductors=conductors, handles=handles, **kwargs)
-        self.events_per_request = events_per_request
-        self.events_wait = events_wait
+        self.nova_options = {
+            'events_per_request': events_per_request,
+            'events_wait': events_wait,
+            'resolved_events_wait': resolved_events_wait}
 
     def _sections(self, name, db_url, rabbit_url, suffix):
         sections = super()._sections(name, db_url, rabbit_url, suffix)
@@ -255,10 +258,9 @@ class ProductionTopology(Topology):
                                  'endpoint_override': self.placement_url}
         sections['nova'] = {'auth_type': 'none',
                             'endpoint_override': self.nova_url + '/v2.1'}
-        if self.events_per_request is not None:
-            sections['nova']['events_per_request'] = self.events_per_request
-        if self.events_wait is not None:
-            sections['nova']['events_wait'] = self.events_wait
+        sections['nova'].update({
+            name: value for name, value in self.nova_options.items()
+            if value is not None})
         return sections
 
     def _start(self):

@@ -97,7 +97,9 @@ class ArqService:
                 continue
             if arq is not None:
                 resolved.append(arq)
-        self._notifier.notify(resolved)
+        # Resolved before this call answers: Nova's compute will find
+        # them resolved and not wait for their events.
+        self._notifier.notify(resolved, awaited=False)
         if refusals:
             raise refusals[0]
         if failures:

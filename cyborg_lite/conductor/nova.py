@@ -3,22 +3,34 @@
 Events go to ``POST /os-server-external-events`` at compute microversion
 2.82, one per ARQ, with the ARQ uuid as the tag. They are sent from a
 background thread after the bind commits, so a slow or absent Nova never
-holds up a bind. After the first event of a POST the thread waits
-``[nova] events_wait`` seconds for more; the events of that time, and
-those that queued up while the thread was sending, go together in one
-POST (at most ``[nova] events_per_request``), as Nova takes events of
-several servers in one request: under load the conductor makes a
-fraction of the calls, and spends a fraction of the CPU on them, that
-one POST per bind would. A connection error or 5xx is retried ``[nova]
-event_retries`` times with back-off; a stop sends what is queued once
-more and skips the back-off, so that a conductor stops at once while
-Nova is away (its events are then lost, as Nova's wait for them ends
-at ``arq_binding_timeout``, or sooner where Nova finds the ARQs
-resolved). The notifier is off when ``[nova]`` names neither an
+holds up a bind. After the first event of a POST the thread waits for
+more; the events of that time, and those that queued up while the
+thread was sending, go together in one POST (at most ``[nova]
+events_per_request``), as Nova takes events of several servers in one
+request: under load the conductor makes a fraction of the calls, and
+spends a fraction of the CPU on them, that one POST per bind would.
+
+How long it waits depends on whether Nova may be waiting for the
+event. Nova's compute looks at its instance's ARQs before it waits
+(``get_arqs_for_instance(only_resolved=True)``) and takes those it
+finds resolved as events that came early: it never waits for the
+events of ARQs that were resolved when their bind call answered, and
+those wait up to ``[nova] resolved_events_wait`` for company. An ARQ
+resolved later (an FPGA programmed, a bind the sweep failed) is one
+Nova's compute may be waiting for: its event, and those gathered with
+it, go within ``[nova] events_wait``.
+
+A connection error or 5xx is retried ``[nova] event_retries`` times with
+back-off; a stop sends what is queued once more and skips the waits and
+the back-off, so that a conductor stops at once while Nova is away (its
+events are then lost, as Nova's wait for them ends at
+``arq_binding_timeout``, or sooner where Nova finds the ARQs resolved).
+The notifier is off when ``[nova]`` names neither an
 ``endpoint_override`` nor an ``auth_type``.
 """
 
 import collections
+import dataclasses
 import logging
 import queue
 import threading
@@ -42,6 +54,15 @@ def build_events(arqs):
              'tag': arq['uuid'], 'status': states.EVENT_STATUS[arq['state']]}
             for arq in arqs
             if arq['state'] in states.EVENT_STATUS and arq['instance_uuid']]
+
+
+@dataclasses.dataclass(frozen=True)
+class _Queued:
+    """Events handed to the notifier together, and whether Nova may be
+    waiting for them."""
+
+    events: list
+    awaited: bool
 
 
 def _adapter(conf):
@@ -88,10 +109,13 @@ class NovaNotifier:
             self._thread.join(timeout=10)
             self._thread = None
 
-    def notify(self, arqs):
+    def notify(self, arqs, awaited=True):
+        """Queue the events of resolved ``arqs``. ``awaited``: whether
+        Nova may be waiting for them; False for ARQs that were resolved
+        before their bind call answered, which Nova finds resolved."""
         events = build_events(arqs)
         if self.enabled and events:
-            self._queue.put(events)
+            self._queue.put(_Queued(events, awaited))
 
     def drain(self, timeout=10.0):
         """Wait until every queued event was handled (for tests)."""
@@ -103,7 +127,7 @@ class NovaNotifier:
         while True:
             batch = self._gather(self._queue.get())
             most = self._conf.nova.events_per_request
-            events = [e for item in batch if item for e in item]
+            events = [e for item in batch if item for e in item.events]
             try:
                 for start in range(0, len(events), most):
                     self._send(events[start:start + most])
@@ -114,20 +138,37 @@ class NovaNotifier:
                 return
 
     def _gather(self, first):
-        """``first`` and what queues up within ``[nova] events_wait``
-        seconds of it, up to ``[nova] events_per_request`` events; a
-        stop (None) ends the wait at once."""
+        """``first`` and what queues up after it, up to ``[nova]
+        events_per_request`` events: for ``[nova] resolved_events_wait``
+        seconds, or ``[nova] events_wait`` from the first event Nova may
+        be waiting for; a stop (None) ends the wait at once."""
         batch = [first]
-        most = self._conf.nova.events_per_request
-        deadline = time.monotonic() + self._conf.nova.events_wait
-        while None not in batch and sum(map(len, batch)) < most:
+        nova_conf = self._conf.nova
+        deadline = time.monotonic() + self._wait(first, nova_conf)
+        count = 0 if first is None else len(first.events)
+        while first is not None and count < nova_conf.events_per_request:
             left = deadline - time.monotonic()
             try:
-                batch.append(self._queue.get(timeout=left) if left > 0
-                             else self._queue.get_nowait())
+                item = (self._queue.get(timeout=left) if left > 0
+                        else self._queue.get_nowait())
             except queue.Empty:
                 break
+            batch.append(item)
+            if item is None:
+                break
+            count += len(item.events)
+            if item.awaited:
+                deadline = min(deadline,
+                               time.monotonic() + nova_conf.events_wait)
         return batch
+
+    @staticmethod
+    def _wait(item, nova_conf):
+        if item is None:
+            return 0
+        return (nova_conf.events_wait if item.awaited
+                else max(nova_conf.events_wait,
+                         nova_conf.resolved_events_wait))
 
     def _send(self, events):
         delay = self._conf.nova.event_retry_delay

@@ -32,6 +32,18 @@ NOVA_OPTS = [
                       'time, which saves the conductor and Nova a request '
                       'each; Nova hears of a bind at most this much '
                       'later. 0 sends what has queued up at once.'),
+    cfg.FloatOpt('resolved_events_wait', default=1.0, min=0, max=60,
+                 help='Seconds the notifier waits for more events after '
+                      'the first event of ARQs that were resolved when '
+                      'their bind call answered. Nova never waits for '
+                      'those events: before it waits, its compute asks '
+                      'for the instance\'s resolved ARQs and takes those '
+                      'as events that came early. Waiting gathers them '
+                      'into fewer POSTs, which saves the conductor and '
+                      'Nova\'s API a request each. An event Nova may be '
+                      'waiting for (an ARQ resolved later, after its FPGA '
+                      'was programmed) ends the wait within events_wait. '
+                      'Never shorter than events_wait.'),
 ]
 
 _DEFAULT_SERVICE_TYPES = {NOVA_GROUP: 'compute',

@@ -242,6 +242,38 @@ def test_fpga_program_timeout(stack, nova, service, program_with):
     service.delete('/accelerator_requests?arqs=%s' % arq)
 
 
+def test_nova_hears_at_once_only_of_binds_it_may_wait_for(
+        stack, nova, service, program_with):
+    """A bind resolved before its call answers is one Nova finds
+    resolved and never waits for: its event waits for company, up to
+    [nova] resolved_events_wait. An FPGA programmed after its call
+    answered is one Nova may be waiting for: its event goes within
+    events_wait, and takes the waiting ones with it."""
+    conf = stack.aio.conf
+    conf.set_override('resolved_events_wait', 30, group='nova')
+    try:
+        dep = _deployable(stack, 0, 'FPGA')
+        early = _arq(service, [{'resources:FPGA': '1'}])
+        resp, _ = _bind(service, stack, early, 0, dep)
+        assert resp.status_code == 202, resp.text
+        assert _show(service, early)['state'] == 'Bound'
+        assert _events_for(nova, early, timeout=1.0) == []
+
+        program_with('exit 0')
+        started = time.monotonic()
+        _, late, _ = _fpga_bind(stack, service)
+        assert _wait_resolved(service, late)['state'] == 'Bound'
+        assert [e['status'] for e in _events_for(nova, late)] == \
+            ['completed']
+        assert time.monotonic() - started < 10
+        last_post = [e['tag'] for e in nova.posts[-1][2]['events']]
+        assert last_post == [early, late]
+    finally:
+        conf.clear_override('resolved_events_wait', group='nova')
+    for arq in (early, late):
+        service.delete('/accelerator_requests?arqs=%s' % arq)
+
+
 def test_binds_on_both_hosts(stack, service, tree):
     fpga, vgpu = _deployable(stack, 0, 'FPGA'), _deployable(stack, 1, 'VGPU')
     a1 = _arq(service, [{'resources:FPGA': '1'}])

@@ -115,6 +115,53 @@ def test_events_of_the_wait_share_a_post_and_a_stop_does_not_wait(
     assert _tags_per_post(nova_endpoint)[-1] == ['arq-3']
 
 
+def test_events_nova_never_waits_for_wait_longer_for_company(
+        nova_endpoint):
+    notifier = _notifier(nova_endpoint.url, events_wait=0,
+                         resolved_events_wait=2.0)
+    notifier.start()
+    try:
+        # Binds resolved before their calls answered, 50 ms apart:
+        # one POST, although events_wait is 0.
+        for number in range(3):
+            notifier.notify([_bound_arq(number)], awaited=False)
+            time.sleep(0.05)
+        notifier.drain()
+    finally:
+        notifier.stop()
+    assert _tags_per_post(nova_endpoint) == [['arq-0', 'arq-1', 'arq-2']]
+
+
+def test_an_event_nova_may_wait_for_ends_the_longer_wait(nova_endpoint):
+    notifier = _notifier(nova_endpoint.url, events_wait=0.05,
+                         resolved_events_wait=30)
+    notifier.start()
+    try:
+        notifier.notify([_bound_arq(1)], awaited=False)
+        time.sleep(0.2)
+        assert nova_endpoint.posts == []
+        started = time.monotonic()
+        notifier.notify([_bound_arq(2)])
+        notifier.drain()
+        took = time.monotonic() - started
+    finally:
+        notifier.stop()
+    assert _tags_per_post(nova_endpoint) == [['arq-1', 'arq-2']]
+    assert took < 2
+
+
+def test_a_stop_sends_the_events_nova_never_waits_for_at_once(
+        nova_endpoint):
+    notifier = _notifier(nova_endpoint.url, resolved_events_wait=30)
+    notifier.start()
+    notifier.notify([_bound_arq(1)], awaited=False)
+    time.sleep(0.1)
+    started = time.monotonic()
+    notifier.stop()
+    assert time.monotonic() - started < 1.5
+    assert _tags_per_post(nova_endpoint) == [['arq-1']]
+
+
 def test_without_a_wait_each_lone_bind_is_sent_at_once(nova_endpoint):
     notifier = _notifier(nova_endpoint.url, events_wait=0)
     notifier.start()

@@ -37,7 +37,7 @@ class _Notifier:
         self.notified = []
         self._lock = threading.Lock()
 
-    def notify(self, arqs):
+    def notify(self, arqs, awaited=True):
         with self._lock:
             self.notified.extend(arqs)
 

@@ -116,7 +116,7 @@ def test_a_failed_bind_does_not_keep_its_device(db_url):
 
 
 class _Silent:
-    def notify(self, arqs):
+    def notify(self, arqs, awaited=True):
         pass
 
 

@@ -45,7 +45,7 @@ class _Notifier:
     def __init__(self):
         self.notified = []
 
-    def notify(self, arqs):
+    def notify(self, arqs, awaited=True):
         self.notified.extend(arqs)
 
 
