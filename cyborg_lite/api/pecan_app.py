@@ -12,8 +12,6 @@ else is rendered with the template the handler's ``expose`` names for
 the negotiated content type.
 """
 
-import threading
-
 import pecan
 import webob
 from pecan import util as pecan_util
@@ -25,8 +23,9 @@ class Application(pecan.Pecan):
 
     def __init__(self, *args, **kw):
         super().__init__(*args, **kw)
+        # {handler function: the keywords it takes}; threads that miss
+        # at once compute the same entry.
         self._keywords = {}
-        self._keywords_lock = threading.Lock()
 
     def _accepted_keywords(self, controller):
         """The keyword arguments ``controller`` takes, or None for any."""
@@ -37,8 +36,7 @@ class Application(pecan.Pecan):
             pass
         spec = pecan_util.getargspec(controller)
         accepted = None if spec.keywords else frozenset(spec.args)
-        with self._keywords_lock:
-            self._keywords[function] = accepted
+        self._keywords[function] = accepted
         return accepted
 
     def invoke_controller(self, controller, args, kwargs, state):

@@ -143,10 +143,14 @@ class NovaNotifier:
         seconds, or ``[nova] events_wait`` from the first event Nova may
         be waiting for; a stop (None) ends the wait at once."""
         batch = [first]
+        if first is None:
+            return batch
         nova_conf = self._conf.nova
-        deadline = time.monotonic() + self._wait(first, nova_conf)
-        count = 0 if first is None else len(first.events)
-        while first is not None and count < nova_conf.events_per_request:
+        wait = nova_conf.events_wait if first.awaited else max(
+            nova_conf.events_wait, nova_conf.resolved_events_wait)
+        deadline = time.monotonic() + wait
+        count = len(first.events)
+        while count < nova_conf.events_per_request:
             left = deadline - time.monotonic()
             try:
                 item = (self._queue.get(timeout=left) if left > 0
@@ -161,14 +165,6 @@ class NovaNotifier:
                 deadline = min(deadline,
                                time.monotonic() + nova_conf.events_wait)
         return batch
-
-    @staticmethod
-    def _wait(item, nova_conf):
-        if item is None:
-            return 0
-        return (nova_conf.events_wait if item.awaited
-                else max(nova_conf.events_wait,
-                         nova_conf.resolved_events_wait))
 
     def _send(self, events):
         delay = self._conf.nova.event_retry_delay
