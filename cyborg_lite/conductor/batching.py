@@ -14,6 +14,12 @@ A queued call waits at most ``max_wait`` seconds for that, then goes out
 itself, so one slow message (a vGPU bind that waits for its agent) holds
 the others back for no longer.
 
+A message is answered when its slowest call is done. Calls that may
+take far longer than that (``alone``: an FPGA programmed for as long as
+the agent's programming timeout allows, a device's status set while
+Placement answers slowly) never share one: each goes out at once as
+itself, whatever is in flight, and no other call waits behind it.
+
 The conductor runs the calls of one message (those that may wait on an
 agent side by side, see :meth:`ConductorManager.call_batch
 <cyborg_lite.conductor.manager.ConductorManager.call_batch>`) and
@@ -77,14 +83,16 @@ class CallBatcher:
     """Coalesces the calls of one process, as the module says.
 
     ``send_one(ctx, method, kwargs)`` makes one ordinary call and returns
-    its result or raises; ``send_many(calls)`` sends ``[(ctx, method,
+    its result or raises (the calls of the methods in ``alone`` always go
+    that way, and at once); ``send_many(calls)`` sends ``[(ctx, method,
     kwargs)]`` as one message and returns their answers in order (see
     :func:`outcome_of`).
     """
 
     def __init__(self, send_one, send_many, max_size, in_flight=1,
-                 max_wait=0.05):
+                 max_wait=0.05, alone=frozenset()):
         self._send_one = send_one
+        self._alone = alone
         self._send_many = send_many
         self._max_size = max_size
         self._in_flight = in_flight
@@ -94,6 +102,8 @@ class CallBatcher:
         self._flying = 0
 
     def call(self, ctx, method, kwargs):
+        if method in self._alone:
+            return self._send_one(ctx, method, kwargs)
         call = _Call(ctx, method, kwargs)
         with self._lock:
             if self._flying < self._in_flight:

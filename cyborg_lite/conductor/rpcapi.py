@@ -44,6 +44,11 @@ QUICK_WRITES = frozenset({
 UNBOUNDED_LISTS = frozenset({
     'arq_list', 'device_profile_list', 'device_list', 'deployable_list',
     'attribute_list'})
+# Calls that may wait minutes (an FPGA programmed by its agent, up to
+# [agent] fpga_program_timeout) or on a slow Placement (a device's
+# status, whose inventory Placement must take): each goes in a message
+# of its own, so that no call batched with it waits for it.
+UNBATCHED = frozenset({'deployable_program', 'device_set_status'})
 # The version each call needs, where it is not 1.0. A call_batch may
 # carry any call.
 VERSIONS = {'call_batch': '1.2', 'arq_create': '1.2', 'arq_bind': '1.2',
@@ -109,7 +114,8 @@ class ConductorAPI:
         self._batcher = None
         if batch_size > 1:
             self._batcher = batching.CallBatcher(
-                self._send, self._send_batch, max_size=batch_size)
+                self._send, self._send_batch, max_size=batch_size,
+                alone=UNBATCHED)
 
     def _call(self, ctx, method, **kwargs):
         if self._faults is None:

@@ -181,6 +181,28 @@ def test_a_queued_call_goes_alone_after_max_wait():
     assert conductor.manys == []
 
 
+def test_a_call_that_may_be_slow_never_shares_a_message():
+    conductor = Conductor(hold_first=True)
+    batcher = _batcher(conductor, max_wait=WAIT,
+                       alone={'deployable_program'})
+    first = _in_thread(batcher, 'c0')
+    _until(lambda: conductor.ones)
+    queued = _in_thread(batcher, 'c1')
+    _queued(batcher, 1)
+    # Goes at once, as itself, though a message is in flight and a call
+    # waits behind it; the queued call does not wait behind it.
+    assert batcher.call('p', 'deployable_program', {'uuid': 'd'}) == {
+        'ctx': 'p', 'method': 'deployable_program',
+        'kwargs': {'uuid': 'd'}}
+    assert list(batcher._queue) and first.is_alive()
+    conductor.release.set()
+    assert all(ok for ok, _ in _finished([first, queued]))
+    assert [m for _, m, _ in conductor.ones] == [
+        'arq_get', 'deployable_program', 'arq_get']
+    assert conductor.manys == []
+    assert batcher._flying == 0
+
+
 def test_many_callers_each_get_their_own_answer():
     rng = random.Random(7)
 
