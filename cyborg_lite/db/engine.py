@@ -29,6 +29,8 @@ import sqlalchemy as sa
 from sqlalchemy import exc as sa_exc
 from sqlalchemy import orm
 
+from cyborg_lite import mysql_text
+
 LOG = logging.getLogger(__name__)
 
 _WRITE_VERBS = ('INSERT', 'UPDATE', 'DELETE')
@@ -68,19 +70,6 @@ class StatementCounter:
         return self.reads, self.writes
 
 
-def with_utf8mb4(url: str) -> str:
-    """``url``, whose MySQL connections speak utf8mb4: the tables are
-    utf8mb4 (migration 0003), and a connection in MySQL's 3-byte
-    ``utf8`` (devstack's ``?charset=utf8``, or none at all) cannot send
-    a 4-byte character or compare with their binary collation."""
-    parsed = sa.engine.make_url(url)
-    if parsed.get_backend_name() not in ('mysql', 'mariadb') or \
-            parsed.query.get('charset') == 'utf8mb4':
-        return url
-    return parsed.update_query_dict({'charset': 'utf8mb4'}).render_as_string(
-        hide_password=False)
-
-
 class Database:
     """Sessions on one database, built from a ``[database]`` group."""
 
@@ -88,7 +77,7 @@ class Database:
         db_conf = conf.database
         self._context = enginefacade.transaction_context()
         self._context.configure(
-            connection=with_utf8mb4(db_conf.connection),
+            connection=mysql_text.with_utf8mb4(db_conf.connection),
             sqlite_fk=True,
             max_retries=db_conf.max_retries,
             retry_interval=db_conf.retry_interval,

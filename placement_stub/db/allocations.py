@@ -9,7 +9,10 @@ ones the client sent, so losing that compare-and-swap to a concurrent
 writer only means "run again": the write is retried in a fresh
 transaction (which sees the other writer's allocations when it checks
 capacity), as Placement does, and the client sees 409
-``placement.concurrent_update`` only if every attempt lost.
+``placement.concurrent_update`` only if every attempt lost. So is a
+write that MySQL picked as a deadlock's victim (InnoDB locks the gaps
+that concurrent claims delete from and insert into): the server rolled
+it back whole, and Placement retries it too.
 """
 
 import functools
@@ -17,6 +20,7 @@ import logging
 import random
 import time
 
+from oslo_db import exception as db_exc
 import sqlalchemy as sa
 
 from placement_stub.db import api
@@ -34,8 +38,10 @@ RC = models.ResourceClass
 LOG = logging.getLogger(__name__)
 # Placement's [placement] allocation_conflict_retry_count default.
 GENERATION_RACE_ATTEMPTS = 10
-# Seconds: the longest pause after the first lost race (see below).
+# Seconds: the longest pause after the first lost race, doubled after
+# each further loss up to RACE_BACKOFF_MAX (see below).
 RACE_BACKOFF = 0.005
+RACE_BACKOFF_MAX = 0.1
 
 
 class _ProviderGenerationRace(Exception):
@@ -44,21 +50,25 @@ class _ProviderGenerationRace(Exception):
 
 def _retried_on_generation_race(fn):
     """Run the write transaction ``fn`` again when it loses a provider
-    generation race; ConcurrentUpdate once every attempt lost."""
+    generation race or a deadlock; ConcurrentUpdate once every attempt
+    lost."""
     @functools.wraps(fn)
     def wrapper(ctx, *args, **kwargs):
         for attempt in range(1, GENERATION_RACE_ATTEMPTS + 1):
             try:
                 return fn(ctx, *args, **kwargs)
-            except _ProviderGenerationRace:
-                LOG.debug('%s lost a provider generation race (attempt '
-                          '%d of %d)', fn.__name__, attempt,
+            except (_ProviderGenerationRace, db_exc.DBDeadlock) as exc:
+                LOG.debug('%s lost a race (%s; attempt %d of %d)',
+                          fn.__name__, type(exc).__name__, attempt,
                           GENERATION_RACE_ATTEMPTS)
-                # A short random pause, longer after each loss, so that
-                # writers that lost together do not race again in step
-                # (Placement retries at once; a dozen claims at the same
-                # instant could then lose all ten attempts).
-                time.sleep(random.uniform(0, RACE_BACKOFF * attempt))
+                # A short random pause, twice as long at most after each
+                # loss, so that writers that lost together do not race
+                # again in step (Placement retries at once; a dozen
+                # claims at the same instant could then lose all ten
+                # attempts, and on MySQL, whose writes hold their locks
+                # longer, they did with pauses that grew by 5 ms).
+                time.sleep(random.uniform(0, min(
+                    RACE_BACKOFF * 2 ** attempt, RACE_BACKOFF_MAX)))
         raise exception.ConcurrentUpdate(what='resource provider')
     return wrapper
 

@@ -13,6 +13,7 @@ from alembic import config as alembic_config
 from oslo_db.sqlalchemy import enginefacade
 import sqlalchemy as sa
 
+from cyborg_lite import mysql_text
 from placement_stub.db import models
 from placement_stub import standard
 
@@ -23,7 +24,7 @@ def create_facade(conf):
     """An enginefacade transaction context for ``[placement_database]``."""
     db = conf.placement_database
     facade = enginefacade.transaction_context()
-    facade.configure(connection=db.connection,
+    facade.configure(connection=mysql_text.with_utf8mb4(db.connection),
                      sqlite_synchronous=db.sqlite_synchronous,
                      max_pool_size=db.max_pool_size,
                      max_overflow=db.max_overflow,

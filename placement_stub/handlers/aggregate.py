@@ -1,5 +1,8 @@
 """Handlers for /resource_providers/{uuid}/aggregates."""
 
+import random
+import time
+
 from oslo_db import exception as db_exc
 
 from placement_stub.db import providers
@@ -7,6 +10,9 @@ from placement_stub.db import traits
 from placement_stub.handlers import common
 from placement_stub import microversion as mv
 from placement_stub.schemas import aggregate as schema
+
+# Attempts of a write that a concurrent one got in the way of (below).
+WRITE_ATTEMPTS = 5
 
 
 def _body(req, ctx, rp_id, generation):
@@ -35,15 +41,19 @@ def set_aggregates(req):
     else:
         uuids = common.extract_json(req, schema.PUT_AGGREGATES_SCHEMA_V1_1)
         expected = rp['generation']
-    for attempt in (1, 2):
+    for attempt in range(1, WRITE_ATTEMPTS + 1):
         try:
             with ctx.facade.writer.using(ctx):
                 generation = providers.bump_generation(ctx, rp, expected)
                 traits.set_provider_aggregates(ctx, rp['id'], uuids)
             break
-        except db_exc.DBDuplicateEntry:
+        except (db_exc.DBDuplicateEntry, db_exc.DBDeadlock):
             # A concurrent request created one of the new aggregates
-            # first: again, now that it exists.
-            if attempt == 2:
+            # first, or MySQL rolled this write back as a deadlock's
+            # victim (providers that join one new aggregate at once all
+            # insert it): again, in a fresh transaction, after a short
+            # random pause so that the writers do not meet again in step.
+            if attempt == WRITE_ATTEMPTS:
                 raise
+            time.sleep(random.uniform(0, 0.005 * attempt))
     return common.json_response(_body(req, ctx, rp['id'], generation))

@@ -1,4 +1,5 @@
-"""An app per test, on SQLite and (with CYBORG_LITE_TEST_PG_URL) PostgreSQL."""
+"""An app per test, on SQLite and (with CYBORG_LITE_TEST_PG_URL and
+CYBORG_LITE_TEST_MYSQL_URL) PostgreSQL and MySQL."""
 
 import os
 import uuid
@@ -10,6 +11,7 @@ import webtest
 from placement_stub import conf as conf_lib
 from placement_stub.db import models
 from placement_stub import deploy
+from tests.fixtures import databases
 
 PG_URL = os.environ.get('CYBORG_LITE_TEST_PG_URL')
 
@@ -22,14 +24,19 @@ def _reset_pg(url):
     engine.dispose()
 
 
-@pytest.fixture(params=['sqlite', 'postgresql'])
+@pytest.fixture(params=['sqlite', 'postgresql', 'mysql'])
 def db_url(request, tmp_path):
+    if request.param == 'mysql':
+        with databases.mysql_database() as url:
+            yield url
+        return
     if request.param == 'sqlite':
-        return 'sqlite:///%s' % (tmp_path / 'placement.sqlite')
+        yield 'sqlite:///%s' % (tmp_path / 'placement.sqlite')
+        return
     if not PG_URL:
         pytest.skip('CYBORG_LITE_TEST_PG_URL is not set')
     _reset_pg(PG_URL)
-    return PG_URL
+    yield PG_URL
 
 
 class Client:
