@@ -1,4 +1,5 @@
-"""Accelerator requests: create, list, bind, unbind, delete, sweep.
+"""Accelerator requests: create, list, bind, unbind, delete, and the
+sweep that takes over binds whose conductor was lost.
 
 Binds are compare-and-swaps (doc/architecture.rst): the ARQ moves to
 BindStarted and takes an attach handle by compare-and-swap in one
@@ -15,6 +16,7 @@ import threading
 
 from oslo_utils import timeutils
 
+from cyborg_lite import context
 from cyborg_lite import exception
 from cyborg_lite import model
 from cyborg_lite import states
@@ -47,6 +49,11 @@ class ArqService:
         self._agents = agents
         # Called with the names of purged deployables (their providers go).
         self._on_purged = on_purged
+        # {ARQ uuid: handle id} of the FPGA programmings this conductor
+        # waits for, and whether it is leaving them (see leave_host_work).
+        self._programming = {}
+        self._programming_lock = threading.Lock()
+        self._leaving = threading.Event()
 
     # --- create and read ----------------------------------------------
 
@@ -198,8 +205,11 @@ class ArqService:
     def _program_and_finish(self, ctx, uuid, fields, bitstream, handle_id):
         """Program the FPGA, then finish the bind that took ``handle_id``
         (or fail it). While the agent programs, the bind is kept fresh,
-        so that the sweep, which fails binds older than bind_timeout
-        (their conductor died), leaves a long programming alone."""
+        so that the sweep, which takes over binds older than
+        bind_timeout (their conductor was lost), leaves a long
+        programming to this conductor."""
+        with self._programming_lock:
+            self._programming[uuid] = handle_id
         programming = threading.Event()
         keeper = threading.Thread(
             target=self._keep_fresh, args=(uuid, handle_id, programming),
@@ -218,6 +228,8 @@ class ArqService:
         finally:
             programming.set()
             keeper.join()
+            with self._programming_lock:
+                self._programming.pop(uuid, None)
         if not ok:
             binding.fail_bind(self._db, uuid, {states.BIND_STARTED},
                               handle_id=handle_id)
@@ -232,7 +244,7 @@ class ArqService:
         """Until ``done``, mark the bind as worked on three times per
         bind_timeout."""
         interval = self._conf.conductor.bind_timeout / 3
-        while not done.wait(interval):
+        while not done.wait(interval) and not self._leaving.is_set():
             try:
                 if not binding.keep_bind_fresh(self._db, uuid, handle_id):
                     return
@@ -340,22 +352,63 @@ class ArqService:
                 LOG.exception('Deleting the providers of %s failed',
                               ', '.join(names))
 
+    def leave_host_work(self):
+        """For a conductor that stops: leave the FPGA programmings it
+        waits for to the next sweep, which takes each over at once
+        (another conductor's, or this one's when it starts again)
+        instead of after bind_timeout; returns how many it left."""
+        self._leaving.set()
+        with self._programming_lock:
+            work = dict(self._programming)
+        left = 0
+        for uuid, handle_id in work.items():
+            try:
+                if binding.leave_bind(self._db, uuid, handle_id):
+                    LOG.info('arq %s: its FPGA programming is left to the '
+                             'next sweep', uuid)
+                    left += 1
+            except Exception:
+                LOG.exception('arq %s: could not leave its bind to the '
+                              'sweep; it is taken over after '
+                              'bind_timeout', uuid)
+        return left
+
     # --- the sweep ----------------------------------------------------
 
     def sweep(self):
-        """Fail binds stuck in BindStarted for longer than bind_timeout
-        (a conductor died mid-bind) and tell Nova."""
+        """Take over the binds left in BindStarted for longer than
+        bind_timeout: a conductor that works on a bind marks it as
+        worked on three times per bind_timeout, so such a bind lost its
+        conductor (killed, or stopped while the agent programmed the
+        FPGA). Its host work is done again here, in the background:
+        programming a bitstream or creating an mdev again is harmless,
+        and the writes that end the bind are guarded by its handle. The
+        bind then ends Bound, or BindFailed when the host work fails
+        (its agent is gone too), and Nova hears of it either way.
+        Returns how many binds this sweep took over."""
         cutoff = timeutils.utcnow() - timeutils.datetime.timedelta(
             seconds=self._conf.conductor.bind_timeout)
-        failed = []
+        taken = 0
         for arq in db_api.arqs_stuck(self._db, cutoff):
-            # Still stuck when it is failed: a bind that finished, or was
-            # marked as worked on, since the read is left alone.
-            if binding.fail_bind(self._db, arq['uuid'],
-                                 {states.BIND_STARTED}, older_than=cutoff):
-                LOG.warning('arq %s: BindStarted -> BindFailed (stuck '
-                            'longer than %ss)', arq['uuid'],
-                            self._conf.conductor.bind_timeout)
-                failed.append(dict(arq, state=states.BIND_FAILED))
-        self._notifier.notify(failed)
-        return len(failed)
+            work = binding.claim_stuck_bind(self._db, arq['uuid'], cutoff)
+            if work is None:
+                continue    # finished, or claimed elsewhere, since read
+            LOG.warning('arq %s: taking over a bind left in BindStarted '
+                        'longer than %ss (its conductor was lost)',
+                        arq['uuid'], self._conf.conductor.bind_timeout)
+            threading.Thread(
+                target=self._finish_taken_over, args=(arq, *work),
+                daemon=True, name='take-over-%s' % arq['uuid']).start()
+            taken += 1
+        return taken
+
+    def _finish_taken_over(self, arq, handle, bitstream):
+        """Do the host work of a bind the sweep took over, and tell Nova
+        how it ended."""
+        ctx = context.RequestContext.admin()
+        fields = {name: arq[name] for name in (
+            'hostname', 'device_rp_uuid', 'instance_uuid', 'project_id')}
+        resolved = self._finish_host_work(ctx, arq['uuid'], fields, handle,
+                                          bitstream, failures=[])
+        if resolved is not None:    # None: the programming thread tells
+            self._notifier.notify([resolved])

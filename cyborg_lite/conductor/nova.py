@@ -16,7 +16,7 @@ event. Nova's compute looks at its instance's ARQs before it waits
 finds resolved as events that came early: it never waits for the
 events of ARQs that were resolved when their bind call answered, and
 those wait up to ``[nova] resolved_events_wait`` for company. An ARQ
-resolved later (an FPGA programmed, a bind the sweep failed) is one
+resolved later (an FPGA programmed, a bind the sweep took over) is one
 Nova's compute may be waiting for: its event, and those gathered with
 it, go within ``[nova] events_wait``.
 

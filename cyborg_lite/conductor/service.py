@@ -1,4 +1,5 @@
-"""The conductor service: an RPC server plus the stuck-bind sweep.
+"""The conductor service: an RPC server plus the sweep that takes over
+binds whose conductor was lost.
 
 :class:`ConductorService` can run many times in one process (the
 all-in-one, the tests), each with its own ConfigOpts, database handle and
@@ -83,6 +84,9 @@ class ConductorService:
             self._server.stop()
             self._server.wait()
             self._server = None
+        # No bind starts now; those that wait for an agent's programming
+        # go to the next sweep rather than fail after bind_timeout.
+        self.arqs.leave_host_work()
         self._batch_pool.shutdown(wait=False)
         if self._sweeper is not None:
             self._sweeper.join(timeout=5)

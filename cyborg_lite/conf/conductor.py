@@ -8,8 +8,11 @@ OPTS = [
     cfg.StrOpt('topic', default='cyborg-lite-conductor',
                help='RPC topic the conductors share.'),
     cfg.IntOpt('bind_timeout', default=60, min=1,
-               help='Seconds an ARQ may stay BindStarted before the sweep '
-                    'marks it BindFailed and releases its handle.'),
+               help='Seconds an ARQ may stay BindStarted without its '
+                    'conductor marking it as worked on before a sweep '
+                    'takes its bind over: does its host work again and '
+                    'finishes it (Bound), or fails it (BindFailed, its '
+                    'handle released) when that work fails.'),
     cfg.IntOpt('sweep_interval', default=30, min=1,
                help='Seconds between sweeps for stuck binds.'),
     cfg.IntOpt('bind_retries', default=5, min=1,

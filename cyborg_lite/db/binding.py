@@ -17,6 +17,7 @@ alike, where ``SELECT ... FOR UPDATE`` is not.
 """
 
 import dataclasses
+import datetime
 import json
 import types
 
@@ -311,9 +312,9 @@ def finish_bind(db, uuid, handle_id) -> bool:
     """BindStarted -> Bound, for the bind that took ``handle_id``: True
     once the ARQ is Bound holding it, whoever finished it (a conductor
     that took over a repeated bind, or this call's own attempt whose
-    commit's answer was lost); False if the ARQ moved on meanwhile (the
-    sweep failed it, it was unbound, deleted or bound again with another
-    handle), and the host work is to be undone."""
+    commit's answer was lost); False if the ARQ moved on meanwhile (its
+    host work failed elsewhere, it was unbound, deleted or bound again
+    with another handle), and the host work is to be undone."""
     with db.write_connection() as conn:
         if conn.execute(
                 sa.update(ARQS)
@@ -340,30 +341,70 @@ def keep_bind_fresh(db, uuid, handle_id) -> bool:
             .values(updated_at=timeutils.utcnow())).rowcount)
 
 
+# What a bind that its conductor left reads as last worked on: older
+# than any sweep's cutoff.
+LEFT_AT = datetime.datetime(1970, 1, 1)
+
+
+def leave_bind(db, uuid, handle_id) -> bool:
+    """Leave a bind in BindStarted that holds ``handle_id`` to the next
+    sweep, by a conductor that stops before its host work is done: it
+    reads as worked on long ago, so the first sweep to run claims it at
+    once (:func:`claim_stuck_bind`) instead of after bind_timeout. False
+    if the ARQ moved on."""
+    with db.write_connection() as conn:
+        return bool(conn.execute(
+            sa.update(ARQS)
+            .where(ARQS.c.uuid == uuid,
+                   ARQS.c.state == states.BIND_STARTED, _holds(handle_id))
+            .values(updated_at=LEFT_AT)).rowcount)
+
+
+def claim_stuck_bind(db, uuid, older_than):
+    """Claim a bind left in BindStarted since before ``older_than`` (its
+    conductor was lost, or stopped) for the caller to finish: its
+    ``(handle, bitstream_id)``, as :func:`bind_in_progress` gives them,
+    with the bind marked as worked on; None when it is no longer stuck
+    (finished, failed, unbound, or claimed by another conductor's sweep
+    since it was read). The write is guarded by the state, the handle
+    and the age read, so of two sweeps that read one stuck bind, one
+    claims it."""
+    work = bind_in_progress(db, uuid)
+    if work is None:
+        return None
+    handle_id = work[0]['id'] if work[0] else None
+    with db.write_connection() as conn:
+        claimed = conn.execute(
+            sa.update(ARQS)
+            .where(ARQS.c.uuid == uuid, ARQS.c.state == states.BIND_STARTED,
+                   _holds(handle_id), ARQS.c.updated_at < older_than)
+            .values(updated_at=timeutils.utcnow())).rowcount
+    return work if claimed else None
+
+
 # The states fail_bind() may be asked to leave, and which of its callers
 # ask: a bind that found no handle or no deployable (Initial, Unbound:
-# the ARQ holds nothing), a bind whose host work failed and the sweep
-# (BindStarted).
+# the ARQ holds nothing), a bind whose host work failed (BindStarted).
 FAILABLE = frozenset({states.INITIAL, states.UNBOUND, states.BIND_STARTED})
 
 _ANY_HANDLE = object()
 
 
 @engine.retry_on_conflict()
-def fail_bind(db, uuid, sources, handle_id=_ANY_HANDLE, bind_fields=None,
-              older_than=None) -> bool:
+def fail_bind(db, uuid, sources, handle_id=_ANY_HANDLE,
+              bind_fields=None) -> bool:
     """Mark an ARQ BindFailed and release the handle it holds; False, and
     nothing changed, unless the ARQ is in one of ``sources`` (a subset
-    of :data:`FAILABLE`), holds ``handle_id`` when one is given (None:
-    no handle) and, with ``older_than``, was last changed before it.
+    of :data:`FAILABLE`) and holds ``handle_id`` when one is given
+    (None: no handle).
 
     The caller says what it knows of the ARQ, so that a failure acting
     on an earlier state changes nothing: a programming thread that
-    outlived an unbind, or the sweep racing a bind that just finished,
-    never fails an ARQ bound since nor releases a handle that another
-    ARQ has taken meanwhile. The state and handle read are the
-    compare-and-swap's guard: a change between the read and the write
-    starts the transaction again.
+    outlived an unbind, or one racing a conductor that took its bind
+    over and finished it, never fails an ARQ bound since nor releases a
+    handle that another ARQ has taken meanwhile. The state and handle
+    read are the compare-and-swap's guard: a change between the read
+    and the write starts the transaction again.
 
     ``bind_fields`` (hostname, device_rp_uuid, instance_uuid, project_id)
     are recorded when the bind failed before they were written, so that
@@ -374,8 +415,6 @@ def fail_bind(db, uuid, sources, handle_id=_ANY_HANDLE, bind_fields=None,
                          % ', '.join(sorted(sources - FAILABLE)))
     query = sa.select(ARQS.c.state, ARQS.c.attach_handle_id).where(
         ARQS.c.uuid == uuid, ARQS.c.state.in_(sources))
-    if older_than is not None:
-        query = query.where(ARQS.c.updated_at < older_than)
     with db.write_connection() as conn:
         row = conn.execute(query).first()
         if row is None and engine.after_lost_connection():
@@ -387,8 +426,6 @@ def fail_bind(db, uuid, sources, handle_id=_ANY_HANDLE, bind_fields=None,
             return False
         guard = [ARQS.c.uuid == uuid, ARQS.c.state == row.state,
                  _holds(row.attach_handle_id)]
-        if older_than is not None:
-            guard.append(ARQS.c.updated_at < older_than)
         # The deployable goes with the handle: a failed ARQ holds
         # nothing that would keep a report from removing the device.
         values = dict(bind_fields or {}, attach_handle_id=None,

@@ -18,6 +18,9 @@ import sqlalchemy as sa
 
 from cyborg_lite.allinone import hosts as allinone_hosts
 from cyborg_lite.agent import service as agent_service
+from cyborg_lite.conductor import service as conductor_service
+from cyborg_lite import context
+from cyborg_lite.db import binding
 from cyborg_lite.db import models
 from tests.fixtures import cyborg_api
 from tests.fixtures import nova_events
@@ -369,3 +372,77 @@ def test_a_vgpu_bind_on_a_host_whose_agent_is_gone_fails_within_seconds(
     assert service.delete('/accelerator_requests?arqs=%s'
                           % arq).status_code == 204
     assert _handles_in_use(stack, dep) == 0
+
+
+def _started_bind(stack, service):
+    """An FPGA bind a conductor started and was lost with: BindStarted,
+    holding a handle, its bitstream not programmed, and read as worked
+    on long ago. ``(arq, bind result, fields)``."""
+    dep = _deployable(stack, 0, 'FPGA')
+    arq = _arq(service, [{'resources:FPGA': '1',
+                          'accel:bitstream_id': str(uuid.uuid4())}])
+    fields = {'hostname': stack.aio.hostnames[0],
+              'device_rp_uuid': dep['rp_uuid'],
+              'instance_uuid': str(uuid.uuid4()), 'project_id': None}
+    started = binding.bind(stack.aio.db, arq, fields, None, [arq])
+    assert not started.finished and started.bitstream_id
+    return arq, started, fields
+
+
+def test_the_sweep_takes_over_a_bind_whose_conductor_was_lost(
+        stack, nova, service, program_with):
+    """A bind left in BindStarted past bind_timeout is finished by the
+    sweep (the FPGA programmed again), not failed: Nova hears that it
+    completed."""
+    program_with('exit 0')
+    arq, started, _ = _started_bind(stack, service)
+    assert binding.leave_bind(stack.aio.db, arq, started.handle['id'])
+    assert stack.aio.conductor.arqs.sweep() == 1
+    shown = _wait_resolved(service, arq)
+    assert shown['state'] == 'Bound'
+    assert shown['attach_handle_uuid'] == started.handle['uuid']
+    assert [e['status'] for e in _events_for(nova, arq)] == ['completed']
+    # Nothing is left for the next sweep.
+    assert stack.aio.conductor.arqs.sweep() == 0
+    service.delete('/accelerator_requests?arqs=%s' % arq)
+
+
+def test_a_taken_over_bind_whose_programming_fails_fails(
+        stack, nova, service, program_with):
+    program_with('echo "bad bitstream" >&2; exit 3')
+    arq, started, _ = _started_bind(stack, service)
+    dep = _deployable(stack, 0, 'FPGA')
+    assert binding.leave_bind(stack.aio.db, arq, started.handle['id'])
+    assert stack.aio.conductor.arqs.sweep() == 1
+    shown = _wait_resolved(service, arq)
+    assert shown['state'] == 'BindFailed'
+    assert _handles_in_use(stack, dep) == 0
+    assert [e['status'] for e in _events_for(nova, arq)] == ['failed']
+    service.delete('/accelerator_requests?arqs=%s' % arq)
+
+
+def test_a_stopping_conductor_leaves_its_programmings_to_the_sweep(
+        stack, nova, service, program_with):
+    """A conductor that stops while an agent programs an FPGA for one of
+    its binds leaves the bind to the next sweep, which takes it over at
+    once instead of after bind_timeout, and the bind ends Bound."""
+    program_with('sleep 1; exit 0')
+    arq, started, fields = _started_bind(stack, service)
+    stopping = conductor_service.ConductorService(
+        stack.aio.conf, stack.aio.transport, db=stack.aio.db)
+    stopping.arqs._finish_host_work(
+        context.RequestContext.admin(), arq, fields, started.handle,
+        started.bitstream_id, [])
+    deadline = time.monotonic() + 10
+    while arq not in stopping.arqs._programming:
+        assert time.monotonic() < deadline
+        time.sleep(0.01)
+    # Not stuck while its conductor works on it...
+    assert stack.aio.conductor.arqs.sweep() == 0
+    stopping.stop()
+    # ...left to the sweep once it stops.
+    assert stack.aio.conductor.arqs.sweep() == 1
+    shown = _wait_resolved(service, arq)
+    assert shown['state'] == 'Bound'
+    assert {e['status'] for e in _events_for(nova, arq)} == {'completed'}
+    service.delete('/accelerator_requests?arqs=%s' % arq)

@@ -1,7 +1,7 @@
 """Writers acting on an ARQ that has moved on change nothing.
 
 A bind's host work (an mdev, an FPGA's bitstream) finishes or fails
-after the bind's transaction; the sweep fails binds it read as stuck; an
+after the bind's transaction; the sweep claims binds it read as stuck; an
 unbind or a delete reads the handle it releases. Between the read and
 the write, the ARQ may have been unbound and its handle taken by another
 ARQ. Each test arranges that interleaving on a real database and checks
@@ -157,10 +157,10 @@ def test_stale_finish_and_failure_change_nothing(system):
     assert not binding.fail_bind(db, first, {states.BIND_STARTED},
                                  handle_id=handle)
     assert not binding.keep_bind_fresh(db, first, handle)
-    # The sweep's failure of a bind that is not stuck after all.
+    assert not binding.leave_bind(db, first, handle)
+    # The sweep's claim of a bind that is not stuck after all.
     long_ago = db_api.arq_get(db, second)['created_at']
-    assert not binding.fail_bind(db, second, {states.BIND_STARTED},
-                                 older_than=_parse(long_ago))
+    assert binding.claim_stuck_bind(db, second, _parse(long_ago)) is None
     arqs, _ = _holders(system)
     assert arqs[first] == (states.UNBOUND, None)
     assert arqs[second] == (states.BIND_STARTED, handle)
@@ -250,22 +250,31 @@ def _assert_taken(system, first, first_row, second, handle):
 
 def test_a_sweep_that_read_a_bind_before_its_unbind(system):
     """The sweep reads a stuck bind, the ARQ is unbound and its handle
-    goes to another ARQ, then the sweep writes: nothing changes."""
+    goes to another ARQ, then the sweep claims it: nothing changes, and
+    the other ARQ is not claimed in its place."""
     db = system['db']
     first, handle = _bound(system, 'programmed')
-    holder = {}
+    assert binding.leave_bind(db, first, handle)
+    cutoff = datetime.datetime.utcnow() - datetime.timedelta(seconds=60)
+    assert [a['uuid'] for a in db_api.arqs_stuck(db, cutoff)] == [first]
+    second = _taken_over(system, first)
+    assert binding.claim_stuck_bind(db, first, cutoff) is None
+    _assert_taken(system, first, (states.UNBOUND, None), second, handle)
 
-    def meanwhile():
-        holder['second'] = _taken_over(system, first)
 
-    failed = _interleave(
-        system, lambda pausing: binding.fail_bind(
-            pausing, first, {states.BIND_STARTED},
-            older_than=_parse(db_api.arq_get(db, first)['updated_at'])
-            + datetime.timedelta(seconds=1)), meanwhile)
-    assert not failed
-    _assert_taken(system, first, (states.UNBOUND, None), holder['second'],
-                  handle)
+def test_two_sweeps_claim_a_stuck_bind_once(system):
+    """Two conductors' sweeps read the same stuck bind: one claims it
+    (and does its host work), the other finds it claimed."""
+    db = system['db']
+    first, handle = _bound(system, 'programmed')
+    assert binding.leave_bind(db, first, handle)
+    cutoff = datetime.datetime.utcnow() - datetime.timedelta(seconds=60)
+    claims = [binding.claim_stuck_bind(db, first, cutoff)
+              for _ in range(2)]
+    assert claims[0][0]['id'] == handle and claims[0][1] == BITSTREAM
+    assert claims[1] is None
+    assert _holders(system)[0][first] == (states.BIND_STARTED, handle)
+    _assert_one_holder_each(system)
 
 
 def test_an_unbind_that_read_a_handle_the_sweep_released(system):
@@ -323,8 +332,8 @@ def test_a_finish_another_conductor_made_counts_as_finished(system):
 
 
 def test_a_failure_whose_commit_answer_is_lost_says_it_failed(system):
-    """The sweep's failure committed, its answer lost: the retry says
-    the ARQ was failed, so that Nova hears of it."""
+    """A failure of a bind's host work committed, its answer lost: the
+    retry says the ARQ was failed, so that Nova hears of it."""
     first, _handle = _bound(system, 'programmed')
     losing = databases.LosingCommitDatabase(system['db'])
     assert binding.fail_bind(losing, first, {states.BIND_STARTED})
