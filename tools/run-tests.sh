@@ -72,5 +72,5 @@ for peer in "${PEERS[@]}"; do
 done
 export CYBORG_LITE_TEST_LEGACY_OSC=$PWD/.venv-legacy-osc/bin/openstack
 
-.venv/bin/python -m pytest -p no:cacheprovider -q -c tox.ini \
+.venv/bin/python -m pytest -p no:cacheprovider -q -c tox.ini --durations=15 \
     "${@:-tests}"
