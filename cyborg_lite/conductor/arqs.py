@@ -390,6 +390,8 @@ class ArqService:
             seconds=self._conf.conductor.bind_timeout)
         taken = 0
         for arq in db_api.arqs_stuck(self._db, cutoff):
+            if self._leaving.is_set():
+                break       # stopping: what it took over would be lost
             work = binding.claim_stuck_bind(self._db, arq['uuid'], cutoff)
             if work is None:
                 continue    # finished, or claimed elsewhere, since read
