@@ -3,7 +3,9 @@
 The version history is in :mod:`cyborg_lite.agent.rpcapi`. Every write to
 the host goes through :class:`~cyborg_lite.agent.sysfs.Sysfs` or a
 driver's ``program``, both rooted at configurable paths so tests can run
-them against fixture trees.
+them against fixture trees. Programmings go through
+:class:`~cyborg_lite.agent.programming.DevicePrograms`: one at a time per
+device, a caller asking for the bitstream being loaded joins that run.
 """
 
 import logging
@@ -12,6 +14,7 @@ import os
 import oslo_messaging
 
 from cyborg_lite import profiles
+from cyborg_lite.agent import programming
 from cyborg_lite.agent import rpcapi
 from cyborg_lite.agent.drivers import base
 
@@ -30,6 +33,7 @@ class AgentManager:
         self._conf = conf
         self._sysfs = sysfs
         self._drivers = {d.name: d for d in drivers}
+        self._programs = programming.DevicePrograms()
 
     def create_mdev(self, ctx, handle):
         """Create the handle's mdev; an mdev that exists already (a bind
@@ -65,6 +69,10 @@ class AgentManager:
                                     % (deployable.get('driver_name'),
                                        deployable.get('name')))
         path = os.path.join(self._conf.agent.bitstream_dir, bitstream_id)
-        LOG.info('Programming %s with %s', deployable.get('name'), path)
-        driver.program(deployable['controlpath_info'], path)
+        device = deployable['controlpath_info']
+
+        def run():
+            LOG.info('Programming %s with %s', deployable.get('name'), path)
+            driver.program(device, path)
+        self._programs.program(device, bitstream_id, run)
         return True

@@ -8,6 +8,7 @@ type ``nvidia-223`` enabled. The kernel behind that tree is emulated with
 records the external events it receives.
 """
 
+import logging
 import os
 import stat
 import time
@@ -17,6 +18,7 @@ import pytest
 import sqlalchemy as sa
 
 from cyborg_lite.allinone import hosts as allinone_hosts
+from cyborg_lite.agent import programming
 from cyborg_lite.agent import service as agent_service
 from cyborg_lite.conductor import service as conductor_service
 from cyborg_lite import context
@@ -422,11 +424,17 @@ def test_a_taken_over_bind_whose_programming_fails_fails(
 
 
 def test_a_stopping_conductor_leaves_its_programmings_to_the_sweep(
-        stack, nova, service, program_with):
+        stack, nova, service, program_with, tmp_path, caplog):
     """A conductor that stops while an agent programs an FPGA for one of
     its binds leaves the bind to the next sweep, which takes it over at
-    once instead of after bind_timeout, and the bind ends Bound."""
-    program_with('sleep 1; exit 0')
+    once instead of after bind_timeout, and the bind ends Bound. The
+    take-over's programming joins the one still running on the agent:
+    the tool runs once."""
+    caplog.set_level(logging.INFO, logger=programming.__name__)
+    runs, release = tmp_path / 'runs', tmp_path / 'release'
+    program_with('echo run >> %s; n=0; while [ ! -e %s ]; do '
+                 'n=$((n + 1)); [ $n -gt 400 ] && exit 7; sleep 0.05; done'
+                 % (runs, release))
     arq, started, fields = _started_bind(stack, service)
     stopping = conductor_service.ConductorService(
         stack.aio.conf, stack.aio.transport, db=stack.aio.db)
@@ -434,7 +442,7 @@ def test_a_stopping_conductor_leaves_its_programmings_to_the_sweep(
         context.RequestContext.admin(), arq, fields, started.handle,
         started.bitstream_id, [])
     deadline = time.monotonic() + 10
-    while arq not in stopping.arqs._programming:
+    while arq not in stopping.arqs._programming or not runs.exists():
         assert time.monotonic() < deadline
         time.sleep(0.01)
     # Not stuck while its conductor works on it...
@@ -442,7 +450,13 @@ def test_a_stopping_conductor_leaves_its_programmings_to_the_sweep(
     stopping.stop()
     # ...left to the sweep once it stops.
     assert stack.aio.conductor.arqs.sweep() == 1
+    deadline = time.monotonic() + 10
+    while 'joining that run' not in caplog.text:
+        assert time.monotonic() < deadline, 'the take-over never joined'
+        time.sleep(0.01)
+    release.touch()
     shown = _wait_resolved(service, arq)
     assert shown['state'] == 'Bound'
     assert {e['status'] for e in _events_for(nova, arq)} == {'completed'}
+    assert runs.read_text().split() == ['run']
     service.delete('/accelerator_requests?arqs=%s' % arq)
