@@ -84,7 +84,11 @@ NOT_RETRIED = {
                              'answer 404',
     'deployable_program': 'it programs hardware for as long as minutes; '
                           'the operator decides whether to program '
-                          'again',
+                          'again. A 503 does not say that it never '
+                          'ran: a conductor that takes its message '
+                          'before it expires ([api] rpc_timeout) still '
+                          'programs, and a second call for the same '
+                          'bitstream joins a run under way on the agent',
     'attribute_create': 'a repeat would create a second attribute',
     'attribute_delete': 'a repeat of a delete that succeeded would '
                         'answer 404',
