@@ -52,6 +52,11 @@ def new_uuid():
     return str(uuid.uuid4())
 
 
+# A UUID that names nothing, for test parameters: the same in every
+# collection, as pytest-xdist's workers must see the same tests.
+ABSENT_UUID = '0e4b8d2c-5f1a-4c3e-9b7d-000000000404'
+
+
 def create_profile(client, groups, name=None, **extra):
     """POST a device profile; returns its JSON (asserting 201)."""
     body = dict(name=name or unique(), groups=groups, **extra)

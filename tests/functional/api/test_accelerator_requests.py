@@ -274,7 +274,7 @@ def test_show_is_unwrapped(admin, profile):
     assert 'arq' not in shown and 'id' not in shown
 
 
-@pytest.mark.parametrize('ident', ['not-a-uuid', helpers.new_uuid(),
+@pytest.mark.parametrize('ident', ['not-a-uuid', helpers.ABSENT_UUID,
                                    "'%20OR%201=1"])
 def test_show_unknown_is_404(admin, ident):
     helpers.assert_error(admin.get('/accelerator_requests/' + ident), 404,

@@ -76,7 +76,7 @@ def test_device_show(admin):
     assert admin.get('/devices/' + dev['uuid'].upper()).json() == dev
 
 
-@pytest.mark.parametrize('ident', ['not-a-uuid', helpers.new_uuid()])
+@pytest.mark.parametrize('ident', ['not-a-uuid', helpers.ABSENT_UUID])
 def test_device_show_unknown_is_404(admin, ident):
     helpers.assert_error(admin.get('/devices/' + ident), 404, ident)
 
@@ -288,7 +288,7 @@ def test_attribute_create_bad_body_is_400(admin, body):
     assert _attributes(admin) == before
 
 
-@pytest.mark.parametrize('ident', ['not-a-uuid', helpers.new_uuid()])
+@pytest.mark.parametrize('ident', ['not-a-uuid', helpers.ABSENT_UUID])
 def test_attribute_unknown_is_404(admin, ident):
     helpers.assert_error(admin.get('/attributes/' + ident), 404, ident)
     helpers.assert_error(admin.delete('/attributes/' + ident), 404, ident)

@@ -164,8 +164,8 @@ def test_request_id_header(admin):
 
 
 @pytest.mark.parametrize('method,path,body', [
-    ('HEAD', '/v2/device_profiles/' + helpers.new_uuid(), None),
-    ('GET', '/v2/device_profiles/' + helpers.new_uuid(), None),
+    ('HEAD', '/v2/device_profiles/' + helpers.ABSENT_UUID, None),
+    ('GET', '/v2/device_profiles/' + helpers.ABSENT_UUID, None),
     ('GET', '/v2/no_such_collection', None)])
 def test_errors_carry_the_request_id_and_version_headers(stack, method,
                                                          path, body):
