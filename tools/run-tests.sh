@@ -3,6 +3,9 @@
 # functional tests, on SQLite and on a throwaway PostgreSQL server.
 #
 #   bash tools/run-tests.sh [pytest arguments]
+#
+# With no arguments it runs the whole suite (see the end of this file);
+# with arguments, pytest runs those alone (a path, -k, -n 2, ...).
 set -euo pipefail
 cd "$(dirname "$0")/.."
 
@@ -72,5 +75,18 @@ for peer in "${PEERS[@]}"; do
 done
 export CYBORG_LITE_TEST_LEGACY_OSC=$PWD/.venv-legacy-osc/bin/openstack
 
-.venv/bin/python -m pytest -p no:cacheprovider -q -c tox.ini --durations=15 \
-    "${@:-tests}"
+PYTEST=(.venv/bin/python -m pytest -p no:cacheprovider -q -c tox.ini
+        --durations=15)
+if [ $# -gt 0 ]; then
+    exec "${PYTEST[@]}" "$@"
+fi
+
+# The whole suite: every test but the reliability ones in two processes
+# (pytest-xdist; a test file stays in one, with its module's servers),
+# then the reliability tests alone, as their time bounds need the
+# machine to themselves. Both parts run whatever the first's outcome.
+status=0
+"${PYTEST[@]}" -n "${TEST_WORKERS:-2}" --dist loadfile tests \
+    --ignore tests/functional/reliability || status=$?
+"${PYTEST[@]}" tests/functional/reliability || status=$?
+exit $status
