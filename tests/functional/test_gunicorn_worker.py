@@ -33,7 +33,7 @@ def gunicorn(*options):
         proc = group.start('gunicorn', processes.script('gunicorn') + [
             '--worker-class', gunicorn_worker.WORKER_CLASS, '--workers', '1',
             '--bind', '127.0.0.1:0', '--pythonpath', REPO,
-            '--graceful-timeout', '10'] + list(options) + [
+            '--graceful-timeout', '10', '--no-control-socket', *options,
             'tests.fixtures.wsgi_probe:application'])
         try:
             url = proc.wait_for_line(r'Listening at: (http://\S+)').group(1)

@@ -98,7 +98,8 @@ def _serve(kind, tmp):
             proc = group.start('api-gunicorn', processes.script('gunicorn') + [
                 '--worker-class', gunicorn_worker.WORKER_CLASS,
                 '--workers', '1', '--threads', '4', '--http-parser', parser,
-                '--bind', '127.0.0.1:0', 'cyborg_lite.api.wsgi:application'],
+                '--bind', '127.0.0.1:0', '--no-control-socket',
+                'cyborg_lite.api.wsgi:application'],
                 env={'CYBORG_LITE_CONFIG_FILES': conf})
             url = proc.wait_for_line(r'Listening at: (http://\S+)').group(1)
             proc.wait_for_line(r'Booting worker')

@@ -172,7 +172,8 @@ class Topology:
                 '--workers', '2', '--threads', '4',
                 '--worker-class', gunicorn_worker.WORKER_CLASS, '--bind',
                 '127.0.0.1:%d' % self.gunicorn_port, '--timeout', '60',
-                '--graceful-timeout', '5', 'cyborg_lite.api.wsgi:application'],
+                '--graceful-timeout', '5', '--no-control-socket',
+                'cyborg_lite.api.wsgi:application'],
             env={'CYBORG_LITE_CONFIG_FILES': cyborg_conf})
         builtin_conf = self._config('cyborg-lite-builtin',
                                     self._cyborg_sections('api-builtin.log'))
