@@ -78,7 +78,9 @@ export CYBORG_LITE_TEST_LEGACY_OSC=$PWD/.venv-legacy-osc/bin/openstack
 PYTEST=(.venv/bin/python -m pytest -p no:cacheprovider -q -c tox.ini
         --durations=15)
 if [ $# -gt 0 ]; then
-    exec "${PYTEST[@]}" "$@"
+    # Not exec: the EXIT trap stops the throwaway servers.
+    "${PYTEST[@]}" "$@"
+    exit
 fi
 
 # The whole suite: every test but the reliability ones in two processes
