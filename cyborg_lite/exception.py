@@ -111,6 +111,22 @@ class DeployableNotProgrammable(Conflict):
                '%(kind)s, and only FPGA deployables load a bitstream.')
 
 
+class ProgramRequestNotFound(NotFound):
+    msg_fmt = 'Program request %(request_id)s could not be found.'
+
+
+class ProgrammingNotStarted(ServiceUnavailable):
+    msg_fmt = ('No conductor started programming deployable %(uuid)s '
+               'within %(seconds)s s, and none will: nothing was '
+               'programmed. Try again later.')
+
+
+class ProgrammingLost(ServiceUnavailable):
+    msg_fmt = ('The conductor programming deployable %(uuid)s has not '
+               'been heard of for %(seconds)s s: the FPGA may or may not '
+               'hold bitstream %(image_uuid)s. Program it again.')
+
+
 class AttributeNotFound(NotFound):
     msg_fmt = 'Attribute %(uuid)s could not be found.'
 
@@ -123,3 +139,9 @@ class ResourceClassNotFound(NotFound):
 
 class AgentError(CyborgLiteException):
     msg_fmt = 'Host work on %(host)s failed: %(reason)s'
+
+
+class ProgrammingFailed(AgentError):
+    """The error a conductor recorded for a programming it ran."""
+
+    msg_fmt = '%(reason)s'

@@ -39,3 +39,14 @@ def allowed_sources(target: str) -> frozenset:
 
 def can_transition(source: str, target: str) -> bool:
     return source in TRANSITIONS.get(target, ())
+
+# The states of a program request (cyborg_lite.db.programs), an FPGA's
+# programming asked through the API.
+PROGRAMMING = 'programming'
+PROGRAMMED = 'programmed'
+PROGRAM_FAILED = 'failed'
+PROGRAM_ABANDONED = 'abandoned'
+PROGRAM_STATES = (PROGRAMMING, PROGRAMMED, PROGRAM_FAILED, PROGRAM_ABANDONED)
+# Seconds between two beats of a conductor that programs: a caller that
+# sees none for a while takes that conductor for lost.
+PROGRAM_BEAT_INTERVAL = 1.0

@@ -10,7 +10,6 @@ the background; those finish in a second step. Nova hears of every
 resolved ARQ through :class:`~cyborg_lite.conductor.nova.NovaNotifier`.
 """
 
-import json
 import logging
 import threading
 
@@ -26,18 +25,6 @@ from cyborg_lite.db import inventory
 from cyborg_lite.db import reports
 
 LOG = logging.getLogger(__name__)
-
-# The resource classes of deployables that load a bitstream.
-PROGRAMMABLE_RESOURCE_CLASSES = frozenset({'FPGA'})
-
-
-def _resource_class(deployable):
-    """The ``rc`` attribute of a deployable (API-shaped), or None."""
-    for attribute in json.loads(deployable['attributes_list']):
-        if 'rc' in attribute:
-            return attribute['rc']
-    return None
-
 
 class ArqService:
     """ARQ work of one conductor."""
@@ -251,28 +238,6 @@ class ArqService:
             except Exception:
                 LOG.exception('arq %s: could not mark its bind as in '
                               'progress', uuid)
-
-    def program_deployable(self, uuid, image_uuid):
-        """Program an FPGA deployable synchronously (the admin API).
-
-        A deployable of another resource class (a GPU) is refused before
-        its agent is asked: no driver of it can ever load a bitstream,
-        so that is the caller's mistake (409), not the host's (502)."""
-        dep = inventory.deployable_get(self._db, uuid)
-        kind = _resource_class(dep)
-        if kind not in PROGRAMMABLE_RESOURCE_CLASSES:
-            raise exception.DeployableNotProgrammable(
-                ident=uuid, kind=kind or 'deployable of no resource class')
-        host = inventory.deployable_by_rp(self._db, dep['rp_uuid'])
-        try:
-            self._agents.program(host['hostname'], host, image_uuid)
-        except exception.CyborgLiteException:
-            raise
-        except Exception as exc:
-            raise exception.AgentError(host=host['hostname'],
-                                       reason=str(exc).split('\n')[0])
-        inventory.set_bitstream(self._db, host['id'], image_uuid)
-        return inventory.deployable_get(self._db, uuid)
 
     # --- unbind and delete --------------------------------------------
 

@@ -23,10 +23,11 @@ _CONTEXTS = context.ContextSerializer()
 class ConductorManager:
     target = oslo_messaging.Target(version=rpcapi.RPC_API_VERSION)
 
-    def __init__(self, db, arqs, reports, batch_pool):
+    def __init__(self, db, arqs, reports, batch_pool, programs=None):
         self._db = db
         self._arqs = arqs
         self._reports = reports
+        self._programs = programs
         # Runs calls of a call_batch that may wait on an agent beside the
         # others, so that one such call (a vGPU bind waiting for its
         # agent to create the mdev) holds no other back.
@@ -152,7 +153,19 @@ class ConductorManager:
 
     @oslo_messaging.expected_exceptions(*_EXPECTED)
     def deployable_program(self, ctx, uuid, image_uuid):
-        return self._arqs.program_deployable(uuid, image_uuid)
+        return self._programs.program(uuid, image_uuid)
+
+    @oslo_messaging.expected_exceptions(*_EXPECTED)
+    def deployable_program_start(self, ctx, uuid, image_uuid, request_id):
+        return self._programs.start(uuid, image_uuid, request_id)
+
+    @oslo_messaging.expected_exceptions(*_EXPECTED)
+    def deployable_program_status(self, ctx, request_id):
+        return self._programs.status(request_id)
+
+    @oslo_messaging.expected_exceptions(*_EXPECTED)
+    def deployable_program_abandon(self, ctx, request_id):
+        return self._programs.abandon(request_id)
 
     @oslo_messaging.expected_exceptions(*_EXPECTED)
     def attribute_list(self, ctx, filters):

@@ -72,6 +72,14 @@ RETRIED = {
     'arq_delete': 'a repeat takes the ARQs it cannot find for deleted '
                   'by the first attempt; a delete by instance deletes '
                   'whatever is left',
+    'deployable_program_start': 'a repeat carries the request id of the '
+                                'first attempt and finds that request '
+                                'started (or given up) instead of starting '
+                                'a second programming '
+                                '(cyborg_lite.db.programs)',
+    'deployable_program_status': 'a read',
+    'deployable_program_abandon': 'a repeat finds the request as the first '
+                                  'attempt left it, and answers its state',
     'device_set_status': 'sets the status (and the reserved inventory) '
                          'to the value asked, whatever it was',
 }
@@ -82,13 +90,10 @@ NOT_RETRIED = {
                              'answer 409 (the name is taken)',
     'device_profile_delete': 'a repeat of a delete that succeeded would '
                              'answer 404',
-    'deployable_program': 'it programs hardware for as long as minutes; '
-                          'the operator decides whether to program '
-                          'again. A 503 does not say that it never '
-                          'ran: a conductor that takes its message '
-                          'before it expires ([api] rpc_timeout) still '
-                          'programs, and a second call for the same '
-                          'bitstream joins a run under way on the agent',
+    'deployable_program': 'RPC API 1.0 programming in one call, which '
+                          'this API does not send: it starts the '
+                          'programming (deployable_program_start) and '
+                          'reads its end (cyborg_lite.db.programs)',
     'attribute_create': 'a repeat would create a second attribute',
     'attribute_delete': 'a repeat of a delete that succeeded would '
                         'answer 404',

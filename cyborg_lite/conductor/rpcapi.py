@@ -9,53 +9,70 @@ API version history:
 * 1.2 - arq_create takes an idempotency_key, arq_bind and arq_delete a
   repeat flag, so that a call lost with its conductor can be sent again
   (see :mod:`cyborg_lite.conductor.retries`).
+* 1.3 - deployable_program_start, deployable_program_status and
+  deployable_program_abandon: the API starts an FPGA's programming and
+  reads its end, instead of waiting on one call (see
+  :meth:`ConductorAPI.deployable_program`). The conductor still serves
+  1.0's deployable_program for API servers not upgraded yet.
 
 Every call names the version it needs; payloads are plain dicts. A test
 keeps this class and :class:`cyborg_lite.conductor.manager.ConductorManager`
 in step.
 """
 
+import time
+
 import kombu.exceptions
 import oslo_messaging
 from oslo_utils import uuidutils
 
 from cyborg_lite import context
+from cyborg_lite import exception
 from cyborg_lite import rpc
+from cyborg_lite import states
+from cyborg_lite.agent import rpcapi as agent_rpcapi
 from cyborg_lite.conductor import batching
 from cyborg_lite.conductor import retries
 
-RPC_API_VERSION = '1.2'
+RPC_API_VERSION = '1.3'
 # Methods that only read or create rows: never waiting on an agent or on
 # Placement, a conductor answers them in about a millisecond.
 DATABASE_ONLY = frozenset({
     'arq_create', 'arq_list', 'arq_get', 'device_profile_list',
     'device_profile_get', 'device_list', 'device_get', 'deployable_list',
-    'deployable_get', 'attribute_list', 'attribute_get'})
-# Writes of one short transaction that are not repeated after a loss
-# (see retries.NOT_RETRIED): sent as quick calls, their messages expire
-# with the call monitor timeout, so that one the API gave up on (503)
-# is not run later by a conductor that comes back.
+    'deployable_get', 'attribute_list', 'attribute_get',
+    'deployable_program_status'})
+# Writes of one short transaction: sent as quick calls, their messages
+# expire with the call monitor timeout, so that one the API gave up on
+# (503) is not run later by a conductor that comes back. (A programming's
+# start records the request and leaves the programming to a thread.)
 QUICK_WRITES = frozenset({
     'device_profile_create', 'device_profile_delete', 'attribute_create',
-    'attribute_delete'})
+    'attribute_delete', 'deployable_program_start',
+    'deployable_program_abandon'})
 # Of those reads, the lists whose cost grows with the whole table: on a large
 # or busy database one may take seconds, so they go with heartbeats
 # (an ARQ list of one instance, Nova's, stays quick).
 UNBOUNDED_LISTS = frozenset({
     'arq_list', 'device_profile_list', 'device_list', 'deployable_list',
     'attribute_list'})
-# Calls that may wait minutes (an FPGA programmed by its agent, up to
-# [agent] fpga_program_timeout) or on a slow Placement (a device's
-# status, whose inventory Placement must take): each goes in a message
-# of its own, so that no call batched with it waits for it.
-UNBATCHED = frozenset({'deployable_program', 'device_set_status'})
+# Calls that may wait on a slow Placement (a device's status, whose
+# inventory Placement must take): each goes in a message of its own, so
+# that no call batched with it waits for it.
+UNBATCHED = frozenset({'device_set_status'})
 # The version each call needs, where it is not 1.0. A call_batch may
 # carry any call.
 VERSIONS = {'call_batch': '1.2', 'arq_create': '1.2', 'arq_bind': '1.2',
-            'arq_delete': '1.2'}
+            'arq_delete': '1.2', 'deployable_program_start': '1.3',
+            'deployable_program_status': '1.3',
+            'deployable_program_abandon': '1.3'}
 # Reconnection attempts of a send with a timeout (see ConductorAPI):
 # none, so that a lost broker is a 503 in bounded time.
 PUBLISH_RETRIES = 0
+# Seconds between two readings of a programming under way: from the
+# first to the last, doubling.
+PROGRAM_POLL_FIRST = 0.02
+PROGRAM_POLL_LAST = 0.5
 _CONTEXTS = context.ContextSerializer()
 
 
@@ -81,6 +98,12 @@ class ConductorAPI:
     def __init__(self, conf, transport, timeout=None, batch_size=1,
                  call_monitor_timeout=None, fault_timeout=None):
         self.topic = conf.conductor.topic
+        # How long a programming may last: as long as a conductor waits
+        # for its agent, and an RPC timeout more for the conductor's
+        # own work.
+        self._program_bound = (conf.agent.fpga_program_timeout +
+                               agent_rpcapi.PROGRAM_MONITOR_TIMEOUT +
+                               (timeout or conf.api.rpc_timeout))
         self.client = rpc.get_client(transport, self.topic, RPC_API_VERSION,
                                      timeout=timeout)
         # A caller that gives a timeout (the API) also hears within
@@ -215,8 +238,75 @@ class ConductorAPI:
         return self._call(ctx, 'deployable_get', uuid=uuid)
 
     def deployable_program(self, ctx, uuid, image_uuid):
-        return self._call(ctx, 'deployable_program', uuid=uuid,
-                          image_uuid=image_uuid)
+        """Program an FPGA deployable; the deployable once programmed.
+
+        Not RPC API 1.0's one call, which waited on the conductor for
+        the whole programming: a conductor starts the programming and
+        runs it in a thread (deployable_program_start, a quick call),
+        and this reads the request until it ends (see
+        :mod:`cyborg_lite.db.programs`). So a programming may last as
+        long as the agent lets its tool run, whatever ``[api]
+        rpc_timeout``; a conductor lost mid-programming is known within
+        seconds (its beats stop); and a request that no conductor took
+        is given up, so that none programs it later.
+        """
+        request_id = uuidutils.generate_uuid()
+        started = time.monotonic()
+        try:
+            self.deployable_program_start(ctx, uuid, image_uuid, request_id)
+        except (oslo_messaging.MessagingTimeout,
+                oslo_messaging.MessageDeliveryFailure) as exc:
+            # Taken by a conductor or not: the first of this and the
+            # conductor to write the request decides.
+            try:
+                state = self._attempt(ctx, 'deployable_program_abandon',
+                                      {'request_id': request_id})
+            except (oslo_messaging.MessagingTimeout,
+                    oslo_messaging.MessageDeliveryFailure):
+                raise exc from None
+            if state == states.PROGRAM_ABANDONED:
+                raise exception.ProgrammingNotStarted(
+                    uuid=uuid,
+                    seconds=round(time.monotonic() - started)) from None
+        return self._wait_for_programming(ctx, uuid, image_uuid,
+                                          request_id, started)
+
+    def _wait_for_programming(self, ctx, uuid, image_uuid, request_id,
+                              started):
+        lost_after = max(self._monitor or 0, 3 * states.PROGRAM_BEAT_INTERVAL)
+        pause = PROGRAM_POLL_FIRST
+        beats, heard = None, time.monotonic()
+        while True:
+            time.sleep(pause)
+            pause = min(2 * pause, PROGRAM_POLL_LAST)
+            found = self.deployable_program_status(ctx, request_id)
+            if found['state'] == states.PROGRAMMED:
+                return self.deployable_get(ctx, uuid)
+            if found['state'] == states.PROGRAM_FAILED:
+                raise exception.ProgrammingFailed(reason=found['error'])
+            now = time.monotonic()
+            if found['beats'] != beats:
+                beats, heard = found['beats'], now
+            elif now - heard > lost_after:
+                raise exception.ProgrammingLost(
+                    uuid=uuid, seconds=round(now - heard),
+                    image_uuid=image_uuid)
+            if now - started > self._program_bound:
+                raise oslo_messaging.MessagingTimeout(
+                    'The programming of deployable %s did not end within '
+                    '%d s.' % (uuid, self._program_bound))
+
+    def deployable_program_start(self, ctx, uuid, image_uuid, request_id):
+        return self._call(ctx, 'deployable_program_start', uuid=uuid,
+                          image_uuid=image_uuid, request_id=request_id)
+
+    def deployable_program_status(self, ctx, request_id):
+        return self._call(ctx, 'deployable_program_status',
+                          request_id=request_id)
+
+    def deployable_program_abandon(self, ctx, request_id):
+        return self._call(ctx, 'deployable_program_abandon',
+                          request_id=request_id)
 
     def attribute_list(self, ctx, filters):
         return self._call(ctx, 'attribute_list', filters=filters)

@@ -21,6 +21,7 @@ from cyborg_lite.conductor import manager
 from cyborg_lite.conductor import nova
 from cyborg_lite.conductor import placement
 from cyborg_lite.conductor import placement_mirror
+from cyborg_lite.conductor import programs
 from cyborg_lite.conductor import reports
 from cyborg_lite import rpc
 from cyborg_lite.db import engine
@@ -50,9 +51,11 @@ class ConductorService:
             on_purged=self.reports.deployables_purged)
         self._batch_pool = concurrent.futures.ThreadPoolExecutor(
             max_workers=BATCH_THREADS, thread_name_prefix='batched-call')
+        self.programs = programs.ProgramService(self.db, self.agents)
         self.manager = manager.ConductorManager(self.db, self.arqs,
                                                 self.reports,
-                                                self._batch_pool)
+                                                self._batch_pool,
+                                                self.programs)
         self._server_name = server_name or conf.host or socket.getfqdn()
         self._server = None
         self._stop = threading.Event()
@@ -76,6 +79,10 @@ class ConductorService:
                 self.arqs.sweep()
             except Exception:
                 LOG.exception('Sweep for stuck binds failed')
+            try:
+                self.programs.forget_old()
+            except Exception:
+                LOG.exception('Forgetting old program requests failed')
             self._stop.wait(self.conf.conductor.sweep_interval)
 
     def stop(self):

@@ -219,3 +219,27 @@ class HostReport(Base):
     id = sa.Column(sa.Integer, primary_key=True)
     hostname = sa.Column(sa.String(255), nullable=False, unique=True)
     digest = sa.Column(sa.String(64), nullable=False)
+
+
+class ProgramRequest(Base):
+    """One ``PATCH /v2/deployables/{uuid}/program``: who may still run
+    it, and how it ended (see :mod:`cyborg_lite.db.programs`). The
+    request id is the API's; its unique index settles whether a request
+    is run or given up, whichever comes first."""
+
+    __tablename__ = 'program_requests'
+    __table_args__ = (
+        sa.Index('program_requests_updated_at_idx', 'updated_at'),
+    )
+
+    id = sa.Column(sa.Integer, primary_key=True)
+    request_id = sa.Column(sa.String(36), nullable=False, unique=True)
+    state = sa.Column(_enum('program_state', states.PROGRAM_STATES),
+                      nullable=False)
+    deployable_uuid = sa.Column(sa.String(36), nullable=True)
+    image_uuid = sa.Column(sa.String(36), nullable=True)
+    # Raised by the programming conductor while it works: a caller that
+    # sees it still for a while takes that conductor for lost.
+    beats = sa.Column(sa.Integer, nullable=False, default=0,
+                      server_default='0')
+    error = sa.Column(sa.Text, nullable=True)

@@ -24,6 +24,7 @@ heartbeats and completes.
 """
 
 import os
+import threading
 import time
 import uuid
 
@@ -175,3 +176,101 @@ def test_a_long_call_keeps_its_heartbeats(healthy, results):
     assert topology.rows('SELECT bitstream_id FROM deployables WHERE '
                          'uuid = :u', u=dep['uuid']) == [
         {'bitstream_id': bitstream}]
+
+
+def _program(topology, calls, dep, bitstream):
+    return calls.do('PATCH', '%s/v2/deployables/%s/program' % (
+        topology.cyborg_url, dep['uuid']), ok=(200,), json=[{
+            'op': 'replace', 'path': '/program',
+            'value': [{'image_uuid': bitstream}]}])
+
+
+def _program_requests(topology, dep):
+    return topology.rows('SELECT state, image_uuid FROM program_requests '
+                         'WHERE deployable_uuid = :u', u=dep['uuid'])
+
+
+def test_a_programming_no_conductor_takes_never_runs(healthy, results):
+    """Both conductors are down when the API is asked to program: it
+    answers 503, and the conductors, started again, program nothing (the
+    request's messages expired; none was taken)."""
+    topology = healthy
+    dep = topology.deployable(harness.RACE_DEP)
+    before = topology.rows('SELECT bitstream_id FROM deployables WHERE '
+                           'uuid = :u', u=dep['uuid'])
+    requests_before = _program_requests(topology, dep)
+    bitstream = str(uuid.uuid4())
+    # The start is sent again for [api] rpc_fault_timeout (9 s), then
+    # given up in one more call.
+    calls = harness.Calls(limit=9 + LOST_AFTER + harness.LOADED_MACHINE)
+    for name in ('conductor-a', 'conductor-b'):
+        topology.kill_conductor(name)
+    try:
+        resp = _program(topology, calls, dep, bitstream)
+    finally:
+        for name in ('conductor-a', 'conductor-b'):
+            topology.restart_conductor(name)
+    time.sleep(2 * LOST_AFTER)
+    agents = ''.join(p.read_output() for p in topology.agents)
+    results.update(
+        fault='both conductors down while the API is asked to program',
+        requests=calls.count, errors=len(calls.unclean()), lost=0,
+        max_wait=round(harness.max_wait(calls), 1),
+        notes='answered %s; programmed after the conductors came back: %s'
+              % (resp.status_code if resp is not None else 'nothing',
+                 'yes' if bitstream in agents else 'no'))
+    assert resp is not None and resp.status_code == 503, calls.records
+    assert calls.unclean() == [], calls.records
+    assert bitstream not in agents
+    assert _program_requests(topology, dep) == requests_before
+    assert topology.rows('SELECT bitstream_id FROM deployables WHERE '
+                         'uuid = :u', u=dep['uuid']) == before
+
+
+def test_a_conductor_killed_mid_programming_is_known_within_seconds(
+        healthy, results):
+    """The conductor that programs is SIGKILLed: its beats stop, and
+    the API answers 503, saying that the FPGA may or may not hold the
+    bitstream, within the conductor fault bound of the kill."""
+    topology = healthy
+    dep = topology.deployable(harness.RACE_DEP)
+    bitstream = str(uuid.uuid4())
+    with open(os.path.join(topology.tmp, bitstream), 'wb') as f:
+        f.write(b'bitstream')
+    calls = harness.Calls(limit=60)
+    answer = {}
+    topology.set_program_delay(8)
+    worker = threading.Thread(target=lambda: answer.update(
+        resp=_program(topology, calls, dep, bitstream)))
+    worker.start()
+    try:
+        started_on = harness.wait_for(lambda: [
+            p for p in topology.conductors
+            if 'Program request' in p.read_output()
+            and bitstream in p.read_output()], 30, interval=0.05)
+        [victim] = started_on
+        time.sleep(1)
+        killed = time.monotonic()
+        topology.kill_conductor(victim.name)
+        worker.join(timeout=60)
+        answered = time.monotonic() - killed
+    finally:
+        topology.set_program_delay(0)
+        worker.join(timeout=60)
+    topology.restart_conductor(victim.name)
+    resp = answer.get('resp')
+    results.update(
+        fault='SIGKILL of the conductor that programs, 1 s into an 8 s '
+              'programming',
+        requests=calls.count, errors=0, lost=0,
+        max_wait=round(harness.max_wait(calls), 1),
+        notes='answered %s %.1f s after the kill' % (
+            resp.status_code if resp is not None else 'nothing', answered))
+    assert resp is not None, calls.records
+    assert resp.status_code == 503, resp.text
+    assert 'may or may not hold bitstream %s' % bitstream in resp.text
+    assert answered <= harness.CONDUCTOR_FAULT_BOUND + \
+        harness.LOADED_MACHINE, answered
+    # The request stays as its conductor left it.
+    assert {'state': 'programming', 'image_uuid': bitstream} in \
+        _program_requests(topology, dep)

@@ -1,0 +1,122 @@
+"""``PATCH /v2/deployables/{uuid}/program`` over HTTP, against the real
+conductor, agent and database: a programming answers when it ends,
+however long past ``[api] rpc_timeout`` that is; its failure is the
+agent's error (502); and what the request was is recorded
+(cyborg_lite.db.programs).
+
+The stack's program command waits for a gate file (``<bitstream>.go``)
+or fails at once on ``<bitstream>.fail``, so that a test decides how
+long a programming lasts and how it ends.
+"""
+
+import os
+import threading
+import time
+
+import pytest
+import sqlalchemy as sa
+
+from cyborg_lite import states
+from tests.fixtures import cyborg_api
+from tests.functional.api import helpers
+
+# $2 is the bitstream path. (No "$name": oslo.config would substitute
+# it.)
+GATE_COMMAND = ("sh -c 'for n in $(seq 600); do [ -e \"$2.go\" ] && exit 0; "
+                "[ -e \"$2.fail\" ] && exit 3; sleep 0.05; done; exit 4' "
+                "program")
+# Far shorter than a programming may last.
+RPC_TIMEOUT = 4
+
+
+@pytest.fixture(scope='module')
+def stack(tmp_path_factory):
+    state = tmp_path_factory.mktemp('stack')
+    bitstreams = state / 'bitstreams'
+    bitstreams.mkdir()
+    overrides = {('agent', 'fpga_program_command'): GATE_COMMAND,
+                 ('agent', 'bitstream_dir'): str(bitstreams),
+                 ('api', 'rpc_timeout'): RPC_TIMEOUT}
+    with cyborg_api.CyborgStack(state, overrides=overrides) as s:
+        s.bitstream_dir = str(bitstreams)
+        yield s
+
+
+@pytest.fixture
+def admin(stack):
+    return stack.client(cyborg_api.ADMIN)
+
+
+def _program(admin, deployable, bitstream):
+    return admin.patch('/deployables/%s/program' % deployable['uuid'],
+                       json=[{'op': 'replace', 'path': '/program',
+                              'value': [{'image_uuid': bitstream}]}])
+
+
+def _touch_later(stack, name, seconds):
+    timer = threading.Timer(seconds, lambda: open(
+        os.path.join(stack.bitstream_dir, name), 'w').close())
+    timer.start()
+    return timer
+
+
+def _requests(stack, deployable):
+    engine = sa.create_engine(stack.aio.conf.database.connection)
+    try:
+        with engine.connect() as conn:
+            return [dict(r._mapping) for r in conn.execute(sa.text(
+                'SELECT state, image_uuid, beats, error FROM '
+                'program_requests WHERE deployable_uuid = :d ORDER BY id'),
+                {'d': deployable['uuid']})]
+    finally:
+        engine.dispose()
+
+
+def test_a_programming_longer_than_the_rpc_timeout_answers_200(stack,
+                                                              admin):
+    fpga = stack.deployable('FPGA')
+    bitstream = helpers.new_uuid()
+    seconds = RPC_TIMEOUT + 2
+    gate = _touch_later(stack, bitstream + '.go', seconds)
+    started = time.monotonic()
+    try:
+        resp = _program(admin, fpga, bitstream)
+    finally:
+        gate.cancel()
+    took = time.monotonic() - started
+    assert resp.status_code == 200, resp.text
+    assert took >= seconds
+    assert resp.json()['uuid'] == fpga['uuid']
+    assert resp.json()['bitstream_id'] == bitstream
+    assert admin.get('/deployables/' + fpga['uuid']).json()[
+        'bitstream_id'] == bitstream
+    [request] = [r for r in _requests(stack, fpga)
+                 if r['image_uuid'] == bitstream]
+    assert request['state'] == states.PROGRAMMED
+    # The conductor beat about once a second while the tool ran.
+    assert request['beats'] >= seconds - 2
+
+
+def test_a_failed_programming_is_the_agents_error(stack, admin):
+    fpga = stack.deployable('FPGA')
+    before = admin.get('/deployables/' + fpga['uuid']).json()
+    bitstream = helpers.new_uuid()
+    open(os.path.join(stack.bitstream_dir, bitstream + '.fail'), 'w').close()
+    resp = _program(admin, fpga, bitstream)
+    message = helpers.assert_error(resp, 502, 'failed', 'exit code 3')
+    assert admin.get('/deployables/' + fpga['uuid']).json()[
+        'bitstream_id'] == before['bitstream_id']
+    [request] = [r for r in _requests(stack, fpga)
+                 if r['image_uuid'] == bitstream]
+    assert request['state'] == states.PROGRAM_FAILED
+    assert request['error'] == message
+
+
+def test_an_unknown_deployable_is_refused_before_any_request(stack,
+                                                            admin):
+    """(A GPU's 409 is in test_hostile_input.)"""
+    bitstream = helpers.new_uuid()
+    absent = {'uuid': helpers.ABSENT_UUID}
+    helpers.assert_error(_program(admin, absent, bitstream), 404,
+                         helpers.ABSENT_UUID)
+    assert _requests(stack, absent) == []
