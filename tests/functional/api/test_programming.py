@@ -13,10 +13,15 @@ import os
 import threading
 import time
 
+import oslo_messaging
 import pytest
 import sqlalchemy as sa
 
+from cyborg_lite import context
+from cyborg_lite import exception
 from cyborg_lite import states
+from cyborg_lite.conductor import rpcapi
+from cyborg_lite.db import programs
 from tests.fixtures import cyborg_api
 from tests.functional.api import helpers
 
@@ -120,3 +125,64 @@ def test_an_unknown_deployable_is_refused_before_any_request(stack,
     helpers.assert_error(_program(admin, absent, bitstream), 404,
                          helpers.ABSENT_UUID)
     assert _requests(stack, absent) == []
+
+
+class _LostStart(rpcapi.ConductorAPI):
+    """The real conductor client, whose start call is lost: after the
+    conductor took it (``reached``), or before."""
+
+    def __init__(self, stack, reached):
+        super().__init__(stack.aio.conf, stack.aio.transport, timeout=30)
+        self.reached = reached
+        self.request_ids = []
+
+    def deployable_program_start(self, ctx, uuid, image_uuid, request_id):
+        self.request_ids.append(request_id)
+        if self.reached:
+            super().deployable_program_start(ctx, uuid, image_uuid,
+                                             request_id)
+        raise oslo_messaging.MessagingTimeout('the answer was lost')
+
+
+def test_a_start_whose_answer_was_lost_is_waited_for(stack):
+    """The conductor started the programming but its answer never came:
+    the API's abandon finds the request started, and the API waits for
+    it as for any other."""
+    fpga = stack.deployable('FPGA')
+    bitstream = helpers.new_uuid()
+    open(os.path.join(stack.bitstream_dir, bitstream + '.go'), 'w').close()
+    client = _LostStart(stack, reached=True)
+    dep = client.deployable_program(context.RequestContext.admin(),
+                                    fpga['uuid'], bitstream)
+    assert dep['bitstream_id'] == bitstream
+    [request] = [r for r in _requests(stack, fpga)
+                 if r['image_uuid'] == bitstream]
+    assert request['state'] == states.PROGRAMMED
+
+
+def test_a_start_no_conductor_took_is_given_up_for_good(stack):
+    """No conductor took the start: the API gives the request up, and a
+    conductor that takes the start later programs nothing."""
+    fpga = stack.deployable('FPGA')
+    before = stack.client(cyborg_api.ADMIN).get(
+        '/deployables/' + fpga['uuid']).json()['bitstream_id']
+    bitstream = helpers.new_uuid()
+    open(os.path.join(stack.bitstream_dir, bitstream + '.go'), 'w').close()
+    client = _LostStart(stack, reached=False)
+    ctx = context.RequestContext.admin()
+    with pytest.raises(exception.ProgrammingNotStarted) as raised:
+        client.deployable_program(ctx, fpga['uuid'], bitstream)
+    assert 'nothing was programmed' in raised.value.message
+    # The start comes late, with the request id it was sent with.
+    late = rpcapi.ConductorAPI(stack.aio.conf, stack.aio.transport,
+                               timeout=30)
+    assert late.deployable_program_start(
+        ctx, fpga['uuid'], bitstream,
+        client.request_ids[-1]) == states.PROGRAM_ABANDONED
+    time.sleep(0.5)
+    assert stack.client(cyborg_api.ADMIN).get(
+        '/deployables/' + fpga['uuid']).json()['bitstream_id'] == before
+    assert [r for r in _requests(stack, fpga)
+            if r['image_uuid'] == bitstream] == []
+    assert programs.get(stack.aio.db, client.request_ids[-1])['state'] == \
+        states.PROGRAM_ABANDONED

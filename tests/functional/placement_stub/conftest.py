@@ -1,5 +1,7 @@
 """An app per test, on SQLite and (with CYBORG_LITE_TEST_PG_URL and
-CYBORG_LITE_TEST_MYSQL_URL) PostgreSQL and MySQL."""
+CYBORG_LITE_TEST_MYSQL_URL) PostgreSQL and MySQL. On PostgreSQL each
+test process has a database of its own, emptied before each test, so
+that the processes of a parallel run do not drop each other's tables."""
 
 import os
 import uuid
@@ -16,6 +18,14 @@ from tests.fixtures import databases
 PG_URL = os.environ.get('CYBORG_LITE_TEST_PG_URL')
 
 
+@pytest.fixture(scope='session')
+def pg_url():
+    if not PG_URL:
+        pytest.skip('CYBORG_LITE_TEST_PG_URL is not set')
+    with databases.pg_database() as url:
+        yield url
+
+
 def _reset_pg(url):
     engine = sa.create_engine(url)
     with engine.begin() as conn:
@@ -26,17 +36,17 @@ def _reset_pg(url):
 
 @pytest.fixture(params=['sqlite', 'postgresql', 'mysql'])
 def db_url(request, tmp_path):
+    if request.param == 'postgresql':
+        url = request.getfixturevalue('pg_url')
+        _reset_pg(url)
+        yield url
+        return
     if request.param == 'mysql':
         with databases.mysql_database() as url:
             yield url
         return
     if request.param == 'sqlite':
         yield 'sqlite:///%s' % (tmp_path / 'placement.sqlite')
-        return
-    if not PG_URL:
-        pytest.skip('CYBORG_LITE_TEST_PG_URL is not set')
-    _reset_pg(PG_URL)
-    yield PG_URL
 
 
 class Client:

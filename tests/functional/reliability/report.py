@@ -28,6 +28,7 @@ import textwrap
 import time
 
 from cyborg_lite import rpc
+from cyborg_lite import states
 from cyborg_lite.conductor import retries
 from cyborg_lite.conf import api as api_conf
 from tests.functional.reliability import harness
@@ -188,7 +189,7 @@ def faults_in_flight(records):
         "on an agent or Placement is sent with oslo.messaging's "
         '``call_monitor_timeout``: its conductor sends a heartbeat every '
         'half of it while it works, so a long call (a vGPU bind waiting '
-        'for its agent, an FPGA program) keeps all of ``rpc_timeout``. '
+        'for its agent) keeps all of ``rpc_timeout``. '
         'Database-only calls, answered in milliseconds, go without '
         'heartbeats (each costs the conductor a thread, about 0.2 ms of '
         'CPU and latency per message) and are lost when unanswered after '
@@ -203,6 +204,16 @@ def faults_in_flight(records):
         '``[api] rpc_fault_timeout`` (%d s) of the fault.' % (
             retries.UNDELIVERED_PAUSE,
             api_conf.default('rpc_fault_timeout')), bullet=True)
+    lines += _wrap(
+        "An FPGA's programming through the API is started on a conductor, "
+        'which programs in a thread and beats once a second, and read '
+        'until it ends, so it may last as long as the agent lets its tool '
+        'run; its conductor is taken for lost when its beats stop for %d '
+        's, and a request that no conductor answered is given up by '
+        'writing it first, so that none programs it later '
+        '(cyborg_lite.db.programs).' % max(
+            api_conf.default('rpc_call_monitor_timeout'),
+            3 * states.PROGRAM_BEAT_INTERVAL), bullet=True)
     lines += _wrap(
         'RabbitMQ is reconnected every second (oslo.messaging backs off '
         'to 30 s between tries by default): %s.' % ', '.join(
