@@ -18,9 +18,10 @@ API servers, with ``[api] rpc_timeout`` at its default of 30 s, while:
   not back; lifecycles that failed cleaned up after themselves, so no
   ARQ is left, stuck or duplicated, and full throughput comes back.
 
-And a call that works for longer than the monitor timeout (an FPGA
-program held by a slow program command) keeps its conductor's
-heartbeats and completes.
+And an FPGA programming that lasts longer than the monitor timeout (a
+slow program command) completes through its conductor's beats; one that
+no conductor takes is never run, and one whose conductor is killed is
+known within the bound.
 """
 
 import os
@@ -148,7 +149,7 @@ def test_broker_restarted_under_load(healthy, results):
         topology.delete_all_arqs()
 
 
-def test_a_long_call_keeps_its_heartbeats(healthy, results):
+def test_a_long_programming_answers_when_it_ends(healthy, results):
     topology = healthy
     seconds = 2 * LOST_AFTER + 1
     calls = harness.Calls(limit=seconds + harness.BROKER_FAULT_BOUND)
@@ -166,7 +167,8 @@ def test_a_long_call_keeps_its_heartbeats(healthy, results):
         topology.set_program_delay(0)
     results.update(
         fault='none: an FPGA program that takes %d s (the call monitor '
-              'timeout is %d s)' % (seconds, LOST_AFTER),
+              'timeout is %d s; its conductor beats once a second)'
+              % (seconds, LOST_AFTER),
         requests=calls.count, errors=len(calls.unclean()), lost=0,
         max_wait=round(harness.max_wait(calls), 1),
         notes='answered %s after %.1f s' % (
