@@ -82,6 +82,13 @@ def status_and_message(exc: Exception) -> tuple[int, str]:
 
 
 def _remote_status(exc: oslo_messaging.RemoteError) -> tuple[int, str]:
+    if exc.exc_type == 'UnsupportedVersion':
+        # A conductor of an older release, during an upgrade done in the
+        # wrong order: it will serve the call once it is upgraded.
+        LOG.warning('A conductor does not serve this call: %s', exc.value)
+        return 503, ('A conductor does not serve this API server\'s RPC '
+                     'version yet: upgrade the conductors before the API '
+                     'servers. Try again later.')
     if exc.exc_type in DB_UNAVAILABLE:
         LOG.warning('Conductor database unavailable: %s', exc.exc_type)
         return 503, ('The accelerator database is temporarily unavailable '
