@@ -17,6 +17,7 @@ import logging
 import threading
 
 from cyborg_lite import exception
+from cyborg_lite import states
 from cyborg_lite.db import inventory
 from cyborg_lite.db import programs
 
@@ -118,7 +119,7 @@ class ProgramService:
                  'failed: ' if error else 'done', error or '')
 
     def _beat(self, request_id, done):
-        while not done.wait(programs.BEAT_INTERVAL):
+        while not done.wait(states.PROGRAM_BEAT_INTERVAL):
             try:
                 programs.beat(self._db, request_id)
             except Exception:

@@ -31,11 +31,6 @@ import sqlalchemy as sa
 from cyborg_lite import states
 from cyborg_lite.db import models
 
-PROGRAMMING = states.PROGRAMMING
-PROGRAMMED = states.PROGRAMMED
-FAILED = states.PROGRAM_FAILED
-ABANDONED = states.PROGRAM_ABANDONED
-BEAT_INTERVAL = states.PROGRAM_BEAT_INTERVAL
 # Seconds a finished or abandoned request is kept.
 KEPT_FOR = 24 * 3600
 
@@ -60,14 +55,14 @@ def start(db, request_id, deployable_uuid, image_uuid) -> tuple[str, bool]:
     """Record the programming as started unless the request exists: its
     state, and whether this call started it (False for a repeat of a
     start, and for a request given up before)."""
-    return _claim(db, request_id, PROGRAMMING,
+    return _claim(db, request_id, states.PROGRAMMING,
                   deployable_uuid=deployable_uuid, image_uuid=image_uuid)
 
 
 def abandon(db, request_id) -> str:
     """Give the request up unless a conductor started it; its state
     after that: ``abandoned``, or what the conductor made of it."""
-    return _claim(db, request_id, ABANDONED)[0]
+    return _claim(db, request_id, states.PROGRAM_ABANDONED)[0]
 
 
 def beat(db, request_id) -> bool:
@@ -77,7 +72,7 @@ def beat(db, request_id) -> bool:
         return session.execute(
             _TABLE.update()
             .where(_TABLE.c.request_id == request_id,
-                   _TABLE.c.state == PROGRAMMING)
+                   _TABLE.c.state == states.PROGRAMMING)
             .values(beats=_TABLE.c.beats + 1,
                     updated_at=timeutils.utcnow())).rowcount == 1
 
@@ -85,12 +80,13 @@ def beat(db, request_id) -> bool:
 def finish(db, request_id, error=None) -> None:
     """End the programming: ``programmed``, or ``failed`` with the
     client-safe ``error``."""
+    state = states.PROGRAM_FAILED if error else states.PROGRAMMED
     with db.writer() as session:
         session.execute(
             _TABLE.update()
             .where(_TABLE.c.request_id == request_id,
-                   _TABLE.c.state == PROGRAMMING)
-            .values(state=FAILED if error else PROGRAMMED, error=error,
+                   _TABLE.c.state == states.PROGRAMMING)
+            .values(state=state, error=error,
                     updated_at=timeutils.utcnow()))
 
 
