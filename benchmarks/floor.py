@@ -24,6 +24,10 @@ Each gives p50 and p95 in ms and the CPU this process spent per call
 processes, also the CPU per call of the server (``server_cpu_ms``: the
 echo server, or the API's processes) and of RabbitMQ
 (``broker_cpu_ms``), where this user can see them.
+
+``lifecycle`` adds them up as one lifecycle meets them
+(:func:`lifecycle_floor`): what the lifecycle's work has left to spend
+on the day of the run, against a target such as 100 lifecycles/s.
 """
 
 import os
@@ -162,9 +166,44 @@ def http_get(base_url, server=None):
     return _measure(get, others={'server': server} if server else None)
 
 
+# One lifecycle of Nova's, in the floor's units: four HTTP requests,
+# each behind one RPC call.
+REQUESTS_PER_LIFECYCLE = 4
+
+
+def lifecycle_floor(rpc, http, cores):
+    """What the floor alone costs one lifecycle: four bare RPC calls and
+    four bare ``GET /``, made one at a time, without any of the
+    lifecycle's work.
+
+    ``cpu_ms``: their CPU, every process that this user can see
+    together (caller, server, broker; HTTP client and API);
+    ``most_lifecycles_per_s``: what ``cores`` fully busy would run at
+    that price; ``sequential_ms``: the requests' p50 back to back and
+    the calls' p50 after idleness, as a lifecycle run by one client
+    meets them. An estimate, not a bound: under load the API batches
+    concurrent calls into one message (cheaper than one call each), and
+    the benchmark's ``http.client`` clients cost less than the floor's
+    requests session.
+    """
+    call_cpu = sum(rpc.get(name, 0.0) for name in
+                   ('client_cpu_ms', 'server_cpu_ms', 'broker_cpu_ms'))
+    request_cpu = http['client_cpu_ms'] + http.get('server_cpu_ms', 0.0)
+    cpu_ms = REQUESTS_PER_LIFECYCLE * (call_cpu + request_cpu)
+    return {
+        'cpu_ms': round(cpu_ms, 2),
+        'most_lifecycles_per_s': round(cores * 1000 / cpu_ms, 1),
+        'sequential_ms': round(REQUESTS_PER_LIFECYCLE * (
+            rpc['after_idle_p50_ms'] + http['p50_ms']), 2),
+    }
+
+
 def measure(base_url, transport_url, api_server=None):
-    return {'rpc_call': rpc_call(transport_url),
-            'http_get': http_get(base_url, api_server)}
+    result = {'rpc_call': rpc_call(transport_url),
+              'http_get': http_get(base_url, api_server)}
+    result['lifecycle'] = lifecycle_floor(
+        result['rpc_call'], result['http_get'], os.cpu_count())
+    return result
 
 
 def _serve(transport_url, topic):
