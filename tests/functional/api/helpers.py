@@ -1,5 +1,6 @@
 """Assertions and small builders shared by the v2 API functional tests."""
 
+import contextlib
 import json
 import uuid
 
@@ -9,6 +10,25 @@ from tests.fixtures import cyborg_api
 # ``application/json`` that Nova's and openstacksdk's sessions send on
 # every request.
 ACCEPTS = [{}, {'Accept': 'application/json'}]
+
+
+@contextlib.contextmanager
+def programming_stack(tmp_path_factory, program_command, hosts=1,
+                      overrides=None):
+    """A started all-in-one whose agents program FPGAs with
+    ``program_command`` (a test's stand-in for the vendor tool), their
+    bitstreams in the stack's ``bitstream_dir``; ``overrides`` adds
+    other options."""
+    state = tmp_path_factory.mktemp('stack')
+    bitstreams = state / 'bitstreams'
+    bitstreams.mkdir()
+    options = dict(overrides or {})
+    options[('agent', 'fpga_program_command')] = program_command
+    options[('agent', 'bitstream_dir')] = str(bitstreams)
+    with cyborg_api.CyborgStack(state, hosts=hosts,
+                                overrides=options) as stack:
+        stack.bitstream_dir = str(bitstreams)
+        yield stack
 
 
 def fault(resp):

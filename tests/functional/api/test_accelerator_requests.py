@@ -28,13 +28,8 @@ ARQ_FIELDS = {'uuid', 'state', 'device_profile_name',
 
 @pytest.fixture(scope='module')
 def stack(tmp_path_factory):
-    state = tmp_path_factory.mktemp('stack')
-    bitstreams = state / 'bitstreams'
-    bitstreams.mkdir()
-    overrides = {('agent', 'fpga_program_command'): GATE_COMMAND,
-                 ('agent', 'bitstream_dir'): str(bitstreams)}
-    with cyborg_api.CyborgStack(state, hosts=2, overrides=overrides) as s:
-        s.bitstream_dir = str(bitstreams)
+    with helpers.programming_stack(tmp_path_factory, GATE_COMMAND,
+                                   hosts=2) as s:
         yield s
 
 

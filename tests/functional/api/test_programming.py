@@ -36,14 +36,9 @@ RPC_TIMEOUT = 4
 
 @pytest.fixture(scope='module')
 def stack(tmp_path_factory):
-    state = tmp_path_factory.mktemp('stack')
-    bitstreams = state / 'bitstreams'
-    bitstreams.mkdir()
-    overrides = {('agent', 'fpga_program_command'): GATE_COMMAND,
-                 ('agent', 'bitstream_dir'): str(bitstreams),
-                 ('api', 'rpc_timeout'): RPC_TIMEOUT}
-    with cyborg_api.CyborgStack(state, overrides=overrides) as s:
-        s.bitstream_dir = str(bitstreams)
+    with helpers.programming_stack(
+            tmp_path_factory, GATE_COMMAND,
+            overrides={('api', 'rpc_timeout'): RPC_TIMEOUT}) as s:
         yield s
 
 
