@@ -4,7 +4,7 @@ Each candidate serves a WSGI app the way the built-in servers must: it
 binds a port (0 picks one) and reports it, serves from a background
 thread (:meth:`start`) and closes its connections on :meth:`stop`.
 
-* ``waitress``: :class:`cyborg_lite.wsgi_server.WSGIServer`, the one
+* ``waitress``: :class:`lite_common.wsgi_server.WSGIServer`, the one
   chosen (doc/performance.rst, "Serving HTTP");
 * ``cheroot`` (CherryPy's server): a pool of threads, each reading a
   connection's request and answering it;
@@ -28,7 +28,7 @@ import threading
 import time
 from wsgiref import simple_server
 
-from cyborg_lite import wsgi_server
+from lite_common import wsgi_server
 
 THREADS = wsgi_server.THREADS
 READ_TIMEOUT = wsgi_server.READ_TIMEOUT

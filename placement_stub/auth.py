@@ -17,8 +17,8 @@ import sys
 from oslo_middleware import basic_auth
 import webob.exc
 
-from cyborg_lite import htpasswd
-from cyborg_lite import identity_file
+from lite_common import htpasswd
+from lite_common import identity_file
 
 LOG = logging.getLogger(__name__)
 IDENTITY_HEADERS = ('HTTP_X_PROJECT_ID', 'HTTP_X_USER_ID', 'HTTP_X_ROLES',
@@ -28,7 +28,7 @@ IDENTITY_HEADERS = ('HTTP_X_PROJECT_ID', 'HTTP_X_USER_ID', 'HTTP_X_ROLES',
 
 def load_identities(path):
     """The users of the identity file, checked as cyborg-lite checks
-    its own (:func:`cyborg_lite.identity_file.read`)."""
+    its own (:func:`lite_common.identity_file.read`)."""
     return identity_file.read(path) if path else {}
 
 

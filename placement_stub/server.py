@@ -1,6 +1,6 @@
 """placement_stub's HTTP server, shared by the console script and the
 fixture: cyborg-lite's built-in server (waitress, see
-:mod:`cyborg_lite.wsgi_server`) with Placement's error format.
+:mod:`lite_common.wsgi_server`) with Placement's error format.
 
 Its event loop reads each request, head and body, before one of
 ``threads`` threads runs it, so a slow client holds a socket, not a
@@ -13,7 +13,7 @@ the read timeout) is answered in Placement's JSON error format.
 import http
 import json
 
-from cyborg_lite import wsgi_server
+from lite_common import wsgi_server
 from placement_stub import errors
 
 THREADS = 16

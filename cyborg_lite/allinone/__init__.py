@@ -48,7 +48,7 @@ from cyborg_lite.conductor import placement_mirror
 from cyborg_lite.conductor import service as conductor_service
 from cyborg_lite.db import engine
 from cyborg_lite.db import migration
-from cyborg_lite.wsgi_server import WSGIServer
+from lite_common.wsgi_server import WSGIServer
 
 LOG = logging.getLogger(__name__)
 

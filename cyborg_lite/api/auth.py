@@ -10,7 +10,7 @@
 * ``http_basic``: oslo.middleware's basic auth checks the user and its
   bcrypt hash in an htpasswd file (``[api] http_basic_auth_user_file``),
   an unknown user as slowly as a wrong password
-  (:mod:`cyborg_lite.htpasswd`).
+  (:mod:`lite_common.htpasswd`).
   oslo.middleware only sets ``X-User`` and ``X-User-Name``, so the rest
   of the identity comes from :class:`IdentityMap`: the YAML file
   ``[api] http_basic_identity_file`` maps a user name to its project,
@@ -31,8 +31,8 @@ from oslo_middleware import basic_auth
 import webob.exc
 
 from cyborg_lite import context
-from cyborg_lite import htpasswd
-from cyborg_lite import identity_file
+from lite_common import htpasswd
+from lite_common import identity_file
 
 LOG = logging.getLogger(__name__)
 PUBLIC_PATHS = frozenset({'', '/', '/v2', '/v2/', '.json', '/.json',

@@ -24,7 +24,7 @@ import json
 
 import webob
 
-from cyborg_lite import storable_text
+from lite_common import storable_text
 
 _DECODED_KEY = 'cyborg_lite.json_body'
 

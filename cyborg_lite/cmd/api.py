@@ -9,7 +9,7 @@ from cyborg_lite import process
 from cyborg_lite.api import app
 from cyborg_lite.api import auth
 from cyborg_lite.api import errors
-from cyborg_lite.wsgi_server import WSGIServer
+from lite_common.wsgi_server import WSGIServer
 
 DESCRIPTION = ('The cyborg-lite API (Cyborg v2) on the built-in server, at '
                '[api] host_ip and port. Production runs '

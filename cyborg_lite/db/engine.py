@@ -29,7 +29,7 @@ import sqlalchemy as sa
 from sqlalchemy import exc as sa_exc
 from sqlalchemy import orm
 
-from cyborg_lite import mysql_text
+from lite_common import mysql_text
 
 LOG = logging.getLogger(__name__)
 

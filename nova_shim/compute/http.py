@@ -19,7 +19,7 @@ import urllib.parse
 
 import webob
 
-from cyborg_lite import storable_text
+from lite_common import storable_text
 
 from nova_shim.context import RequestContext
 from nova_shim import exception

@@ -1,5 +1,5 @@
 """Serving the compute API: cyborg-lite's built-in server (waitress, see
-:mod:`cyborg_lite.wsgi_server`) with Nova's error body.
+:mod:`lite_common.wsgi_server`) with Nova's error body.
 
 :class:`APIServer` binds a port (0 picks a free one and :attr:`url`
 tells which) and serves from a background thread. The server reads each
@@ -11,7 +11,7 @@ Nova's error body.
 
 import json
 
-from cyborg_lite import wsgi_server
+from lite_common import wsgi_server
 
 THREADS = 16
 # Nova's name for the fault of each status that the server may refuse

@@ -13,7 +13,7 @@ from alembic import config as alembic_config
 from oslo_db.sqlalchemy import enginefacade
 import sqlalchemy as sa
 
-from cyborg_lite import mysql_text
+from lite_common import mysql_text
 from placement_stub.db import models
 from placement_stub import standard
 

@@ -27,7 +27,7 @@ import urllib.parse
 import pytest
 
 from cyborg_lite.api import gunicorn_worker
-from cyborg_lite import wsgi_server
+from lite_common import wsgi_server
 from nova_shim.compute import wsgi as compute_wsgi
 from tests.fixtures import processes
 from tests.fixtures import wsgi_probe

@@ -12,7 +12,7 @@ import time
 import pytest
 
 from cyborg_lite.api import errors
-from cyborg_lite.wsgi_server import WSGIServer
+from lite_common.wsgi_server import WSGIServer
 
 
 def app(environ, start_response):

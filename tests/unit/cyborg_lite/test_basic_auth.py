@@ -11,7 +11,7 @@ import webob.dec
 import webtest
 
 from cyborg_lite.api import auth
-from cyborg_lite import identity_file
+from lite_common import identity_file
 from placement_stub import auth as placement_auth
 from placement_stub import conf as placement_conf
 

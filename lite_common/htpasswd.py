@@ -8,7 +8,7 @@ usual costs), so that the time of a 401 tells a caller which user names
 exist. :func:`authenticate` evens that out: a user the file does not
 name costs a bcrypt comparison at the cost of the file's own entries.
 
-Like :mod:`cyborg_lite.identity_file`, this module imports nothing else
+Like :mod:`lite_common.identity_file`, this module imports nothing else
 of cyborg-lite.
 """
 
