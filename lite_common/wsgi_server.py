@@ -16,6 +16,14 @@ bodies, keeps connections alive when that is safe, and closes a
 connection that has been silent for ``read_timeout`` seconds, whether
 between requests or in the middle of one.
 
+waitress takes a request with both a Content-Length and a chunked
+Transfer-Encoding (the chunks win), and a Transfer-Encoding given twice;
+a front end that reads the other length would see another request in
+the bytes that follow. Such a head is refused here before its body is
+read (400), and the connection closed, as RFC 9112 (6.1, 6.3) asks:
+:func:`framing_refusal`. So is a head with more than
+:data:`MAX_HEADER_FIELDS` fields (431), as gunicorn limits them.
+
 What this wrapper adds is the interface the callers use: a port
 reported after binding, :meth:`WSGIServer.start` in a thread,
 :meth:`WSGIServer.stop` closing every connection, the request-body
@@ -32,6 +40,7 @@ import time
 
 from waitress import adjustments
 from waitress import channel as waitress_channel
+from waitress import parser as waitress_parser
 from waitress import server as waitress_server
 from waitress import task as waitress_task
 from waitress import utilities
@@ -45,6 +54,8 @@ READ_TIMEOUT = 5
 THREADS = 32
 # The largest request head (the request line and every header field).
 MAX_HEADER_SIZE = 65536
+# The most header fields a request may carry (gunicorn's default).
+MAX_HEADER_FIELDS = 100
 # The largest request body read when the caller names no limit.
 MAX_BODY_SIZE = 1 << 20
 # Connections held open at once; past that the server stops accepting.
@@ -55,6 +66,84 @@ LINGER = 2.0
 LINGER_BYTES = 65536
 
 
+class TooManyHeaderFields(utilities.RequestHeaderFieldsTooLarge):
+    """A head with more than MAX_HEADER_FIELDS fields (431)."""
+
+
+class AmbiguousFraming(utilities.BadRequest):
+    """A head whose body length cannot be known for sure (400)."""
+
+
+def framing_refusal(header_plus):
+    """The refusal of a request head (the request line and its header
+    lines, as waitress hands them over) whose framing is ambiguous or
+    that has too many fields, or None:
+
+    * more than MAX_HEADER_FIELDS header fields: 431;
+    * Transfer-Encoding with Content-Length, Transfer-Encoding given in
+      more than one field, ``chunked`` applied twice, or
+      Transfer-Encoding in an HTTP/1.0 request: 400.
+
+    A head waitress cannot parse at all is left to waitress (None).
+    """
+    request_line, _sep, header = header_plus.partition(b'\r\n')
+    try:
+        lines = waitress_parser.get_header_lines(header)
+    except waitress_parser.ParsingError:
+        return None
+    if len(lines) > MAX_HEADER_FIELDS:
+        return TooManyHeaderFields(
+            'The request has %d header fields; at most %d are accepted.'
+            % (len(lines), MAX_HEADER_FIELDS))
+    fields = {}
+    for line in lines:
+        name, _colon, value = line.partition(b':')
+        fields.setdefault(name.lower(), []).append(value.strip(b' \t'))
+    encodings = fields.get(b'transfer-encoding')
+    if not encodings:
+        return None
+    if len(encodings) > 1:
+        return AmbiguousFraming('Transfer-Encoding is given more than once; '
+                                'a request has one.')
+    if b'content-length' in fields:
+        return AmbiguousFraming('The request has both a Content-Length and '
+                                'a Transfer-Encoding: its body length is '
+                                'ambiguous.')
+    codings = [c.strip(b' \t').lower() for c in encodings[0].split(b',')]
+    if codings.count(b'chunked') > 1:
+        return AmbiguousFraming('Transfer-Encoding applies chunked more '
+                                'than once.')
+    if request_line.rstrip().endswith(b'HTTP/1.0'):
+        return AmbiguousFraming('An HTTP/1.0 request has no '
+                                'Transfer-Encoding.')
+    return None
+
+
+class _RequestParser(waitress_parser.HTTPRequestParser):
+    """waitress's parser, which refuses a head that
+    :func:`framing_refusal` refuses before it reads any of the body."""
+
+    refusal = None
+
+    def parse_header(self, header_plus):
+        refusal = framing_refusal(header_plus)
+        if refusal is None:
+            return super().parse_header(header_plus)
+        # The request line alone: the answer's method and version, and
+        # no body to read.
+        request_line = header_plus.partition(b'\r\n')[0]
+        super().parse_header(request_line + b'\r\n')
+        self.refusal = refusal
+        return None
+
+    def received(self, data):
+        consumed = super().received(data)
+        if self.refusal is not None and self.error is None:
+            self.error = self.refusal
+            self.completed = True
+        return consumed
+
+
 def _message(request, error):
     """What is wrong with a refused request, in words for its client.
 
@@ -62,6 +151,8 @@ def _message(request, error):
     that is repeated, negative or not a number; say which.
     """
     length = request.headers.get('CONTENT_LENGTH')
+    if isinstance(error, (TooManyHeaderFields, AmbiguousFraming)):
+        return error.body
     if isinstance(error, utilities.RequestEntityTooLarge):
         return 'The request body is larger than the %d bytes accepted.' % (
             request.adj.max_request_body_size - 1)
@@ -140,6 +231,7 @@ class _Channel(waitress_channel.HTTPChannel):
     gunicorn does.
     """
 
+    parser_class = _RequestParser
     task_class = _WSGITask
     error_task_class = _ErrorTask
     linger = False  # set by the error task, read by handle_close

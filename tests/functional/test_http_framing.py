@@ -58,6 +58,7 @@ class Target:
     host: str
     port: int
     post_path: str     # a path that takes a POST body
+    kind: str = ''     # the server, as the fixture names it
 
 
 def _address(url):
@@ -70,7 +71,7 @@ def _serve(kind, tmp):
     if kind == 'compute':
         srv = compute_wsgi.APIServer(wsgi_probe.application).start()
         try:
-            yield Target(srv.host, srv.port, '/echo')
+            yield Target(srv.host, srv.port, '/echo', kind)
         finally:
             srv.stop()
         return
@@ -84,7 +85,7 @@ def _serve(kind, tmp):
                 'placement-stub-api') + ['--config-file', conf, '--host',
                                          '127.0.0.1', '--port', '0'])
             url = proc.wait_for_line(r'serving on (http://\S+)').group(1)
-            yield Target(*_address(url), '/resource_providers')
+            yield Target(*_address(url), '/resource_providers', kind)
             return
         conf = os.path.join(tmp, 'cyborg.conf')
         with open(conf, 'w') as f:
@@ -104,7 +105,7 @@ def _serve(kind, tmp):
             url = proc.wait_for_line(r'Listening at: (http://\S+)').group(1)
             proc.wait_for_line(r'Booting worker')
         proc.wait_for_http(url + '/')
-        yield Target(*_address(url), '/v2/device_profiles')
+        yield Target(*_address(url), '/v2/device_profiles', kind)
     finally:
         group.stop_all()
         assert not group.leftovers()
@@ -240,3 +241,73 @@ def test_slow_clients_do_not_starve_the_others(target):
     finally:
         for sock in stalled:
             sock.close()
+
+
+# What a front end that trusts the other length would take for a second
+# request: the server must never answer it.
+SMUGGLED = b'GET / HTTP/1.1\r\nHost: x\r\n\r\n'
+
+
+def _chunked_head(target, *fields, version='1.1'):
+    return ('POST %s HTTP/%s\r\nHost: x\r\nContent-Type: application/json'
+            '\r\n%s\r\n' % (target.post_path, version,
+                            ''.join(f + '\r\n' for f in fields))).encode()
+
+
+@pytest.mark.parametrize('encoding', ['chunked', 'CHUNKED', '  chunked'])
+def test_a_content_length_beside_a_transfer_encoding_closes(target,
+                                                            encoding):
+    """RFC 9112 6.1: the server may read such a request, but must close
+    the connection after it; here it is refused, and nothing after it on
+    the connection is read."""
+    with _connect(target) as sock:
+        sock.sendall(_chunked_head(target, 'Content-Length: 5',
+                                   'Transfer-Encoding: ' + encoding) +
+                     b'0\r\n\r\n' + SMUGGLED)
+        _refused(_read_answers(sock), 400)
+
+
+@pytest.mark.parametrize('fields', [
+    ('Transfer-Encoding: chunked', 'Transfer-Encoding: chunked'),
+    ('Transfer-Encoding: chunked, chunked',),
+    ('Transfer-Encoding: gzip', 'Transfer-Encoding: chunked'),
+])
+def test_a_transfer_encoding_given_twice_closes(target, fields):
+    with _connect(target) as sock:
+        sock.sendall(_chunked_head(target, *fields) + b'0\r\n\r\n' +
+                     SMUGGLED)
+        _refused(_read_answers(sock), 400, 501)
+
+
+@pytest.mark.parametrize('encoding', ['xchunked', 'chunked, gzip',
+                                      'identity'])
+def test_an_unknown_transfer_encoding_closes(target, encoding):
+    with _connect(target) as sock:
+        sock.sendall(_chunked_head(target, 'Transfer-Encoding: ' + encoding)
+                     + b'0\r\n\r\n' + SMUGGLED)
+        _refused(_read_answers(sock), 400, 501)
+
+
+def test_a_transfer_encoding_in_http_1_0_closes(target):
+    with _connect(target) as sock:
+        sock.sendall(_chunked_head(target, 'Transfer-Encoding: chunked',
+                                   version='1.0') + b'0\r\n\r\n' + SMUGGLED)
+        _refused(_read_answers(sock), 400)
+
+
+@pytest.mark.parametrize('count, refused', [(95, False), (101, True),
+                                            (300, True)])
+def test_more_than_100_header_fields_are_refused(target, count, refused):
+    """As gunicorn's limit (``--limit-request-fields``, 100): 431 from
+    the built-in server, gunicorn's own status under gunicorn."""
+    fields = ''.join('X-Field-%d: v\r\n' % i for i in range(count - 1))
+    with _connect(target) as sock:
+        sock.sendall(('GET / HTTP/1.1\r\nHost: x\r\n%sConnection: close'
+                      '\r\n\r\n' % fields).encode())
+        answers = _read_answers(sock)
+    if not refused:
+        assert [a[0] for a in answers] == [200], answers
+        return
+    statuses = (400, 431) if target.kind.startswith('api-gunicorn') \
+        else (431,)
+    _refused(answers, *statuses)
