@@ -311,6 +311,7 @@ class ProductionTopology(Topology):
             os.path.join(self.tmp, 'nova-shim.conf'), {
                 'DEFAULT': {'state_path': os.path.join(self.tmp,
                                                        'nova-shim')},
+                'api': {'auth_strategy': 'noauth2'},
                 'compute': {'hypervisor_hostnames': [HOST],
                             'api_host': '127.0.0.1',
                             'api_port': self.nova_port},

@@ -14,6 +14,10 @@ services. The option names follow Nova's.
   (no ``endpoint_override`` and no catalog with an image endpoint),
   those actions answer 400.
 * ``[service_user]``: the service token sent with user requests.
+* ``[api]``: how the compute API authenticates its callers
+  (``auth_strategy``: ``keystone`` with ``[keystone_authtoken]``, as
+  Nova; ``http_basic``; or ``noauth2``, open); ``[oslo_policy]``: its
+  policy file (Nova's rule names and defaults).
 * ``[libvirt]``: the hypervisor connection.
 * ``[compute]``: the hypervisor hosts this compute service serves, their
   inventory, the flavors it knows and its HTTP API; ``[database]``: its
@@ -25,6 +29,7 @@ import json
 
 from keystoneauth1 import loading as ks_loading
 from oslo_config import cfg
+from oslo_policy import opts as policy_opts
 
 CYBORG_GROUP = 'cyborg'
 PLACEMENT_GROUP = 'placement'
@@ -35,6 +40,37 @@ COMPUTE_GROUP = 'compute'
 DATABASE_GROUP = 'database'
 FILTER_SCHEDULER_GROUP = 'filter_scheduler'
 SCHEDULER_GROUP = 'scheduler'
+API_GROUP = 'api'
+# Looked up in the configuration directories; the rules' defaults apply
+# where there is none.
+DEFAULT_POLICY_FILE = 'policy.yaml'
+
+API_OPTS = [
+    cfg.StrOpt('auth_strategy', default='keystone',
+               choices=[('keystone', 'keystonemiddleware auth_token, with '
+                                     '[keystone_authtoken], as Nova'),
+                        ('http_basic', 'HTTP basic auth against an '
+                                       'htpasswd file'),
+                        ('noauth2', 'open: identity from X-Project-Id, '
+                                    'X-User-Id and X-Roles headers, or a '
+                                    '"user:project" token')],
+               help='How the compute API authenticates requests. keystone, '
+                    'as Nova; noauth2 serves any caller (the all-in-one '
+                    'and the tests set it, on loopback) and says so at '
+                    'start-up.'),
+    cfg.StrOpt('http_basic_auth_user_file',
+               default='/etc/nova-shim/htpasswd',
+               help='htpasswd file (bcrypt) for auth_strategy http_basic.'),
+    cfg.StrOpt('http_basic_identity_file',
+               help='With http_basic, a YAML file mapping each user name '
+                    'to its project_id, user_id, roles and service_roles. '
+                    'A user missing from it (or every user, when unset) '
+                    'acts in a project named like the user, with '
+                    'http_basic_default_roles and no service roles.'),
+    cfg.ListOpt('http_basic_default_roles', default=['member', 'reader'],
+                help='With http_basic, the roles of a user that '
+                     'http_basic_identity_file does not name.'),
+]
 
 SCHEDULER_OPTS = [
     cfg.IntOpt('max_attempts', default=3, min=1,
@@ -133,6 +169,8 @@ _KSA_GROUPS = {CYBORG_GROUP: 'accelerator', PLACEMENT_GROUP: 'placement',
 def register_opts(conf: cfg.ConfigOpts) -> None:
     """Register every option nova_shim reads on ``conf``."""
     conf.register_opts(DEFAULT_OPTS)
+    conf.register_opts(API_OPTS, group=API_GROUP)
+    policy_opts.set_defaults(conf, policy_file=DEFAULT_POLICY_FILE)
     conf.register_opts(LIBVIRT_OPTS, group=LIBVIRT_GROUP)
     conf.register_opts(COMPUTE_OPTS, group=COMPUTE_GROUP)
     conf.register_opts(DATABASE_OPTS, group=DATABASE_GROUP)
@@ -181,6 +219,7 @@ def list_opts() -> list[tuple[str, list[cfg.Opt]]]:
     """Options for oslo-config-generator (entry point ``nova_shim``)."""
     return [
         ('DEFAULT', DEFAULT_OPTS),
+        (API_GROUP, API_OPTS),
         (CYBORG_GROUP, _ksa_opts()),
         (PLACEMENT_GROUP, _ksa_opts()),
         (GLANCE_GROUP, _ksa_opts()),

@@ -1,43 +1,80 @@
 """The request context nova_shim passes to its clients.
 
-It says who is acting (user, project, roles) and carries the credentials
-that came with the request: the user's token and, when the caller is a
-service, its service token. It does no I/O.
+It is oslo.context's, as in Nova: who is acting (user, project, domain
+or system scope, roles), the credentials that came with the request (the
+user's token and, when the caller is a service, its service token) and
+the request id, which oslo.log's context format and oslo.policy read
+from it. nova_shim adds the caller's service catalog, and :meth:`can`,
+which asks the API's policy enforcer (as Nova's ``context.can``).
 """
 
-import dataclasses
-import uuid
+import copy
+from typing import Any
+
+from oslo_context import context as oslo_context
+from oslo_policy import policy
+
+from nova_shim import exception
 
 
-def _request_id() -> str:
-    return 'req-' + str(uuid.uuid4())
-
-
-@dataclasses.dataclass
-class RequestContext:
+class RequestContext(oslo_context.RequestContext):
     """Who is acting, and with which credentials.
 
     ``service_catalog`` is a Keystone v3 catalog (a list of
     ``{"type": ..., "endpoints": [{"interface": ..., "url": ...}]}``),
     used to find endpoints when acting with the user's token and no
-    ``endpoint_override`` is configured.
+    ``endpoint_override`` is configured. ``is_admin`` is, unless given,
+    whether ``roles`` hold ``admin``; the API sets it from the policy
+    rule ``context_is_admin``, as Nova does. ``enforcer`` is the API's
+    oslo.policy enforcer (None in contexts made for the service's own
+    work, which :meth:`can` refuses nothing).
     """
 
-    user_id: str | None
-    project_id: str | None
-    roles: list[str] = dataclasses.field(default_factory=list)
-    auth_token: str | None = None
-    service_token: str | None = None
-    service_roles: list[str] = dataclasses.field(default_factory=list)
-    service_catalog: list[dict] = dataclasses.field(default_factory=list)
-    request_id: str = dataclasses.field(default_factory=_request_id)
+    def __init__(self, user_id: str | None = None,
+                 project_id: str | None = None,
+                 roles: list[str] | None = None, *,
+                 service_catalog: list[dict] | None = None,
+                 enforcer: Any = None, is_admin: bool | None = None,
+                 **kwargs: Any) -> None:
+        roles = list(roles or [])
+        if is_admin is None:
+            is_admin = 'admin' in roles
+        super().__init__(user_id=user_id, project_id=project_id,
+                         roles=roles, is_admin=is_admin, **kwargs)
+        self.service_catalog = list(service_catalog or [])
+        self.enforcer = enforcer
 
-    @property
-    def is_admin(self) -> bool:
-        return 'admin' in self.roles
+    def replaced(self, **changes: Any) -> 'RequestContext':
+        """A copy of this context with some attributes changed."""
+        other = copy.copy(self)
+        for name, value in changes.items():
+            setattr(other, name, value)
+        return other
+
+    def can(self, action: str, target: dict | None = None,
+            fatal: bool = True) -> bool:
+        """Whether the policy lets this caller do ``action`` on
+        ``target`` (by default its own project and user); with
+        ``fatal``, PolicyNotAuthorized (a 403) when it does not.
+
+        A token whose scope (system, domain) the rule's ``scope_types``
+        do not list is refused the same way.
+        """
+        if self.enforcer is None:
+            return True
+        if target is None:
+            target = {'project_id': self.project_id,
+                      'user_id': self.user_id}
+        try:
+            allowed = self.enforcer.authorize(action, target, self)
+        except policy.InvalidScope:
+            allowed = False
+        if not allowed and fatal:
+            raise exception.PolicyNotAuthorized(action=action)
+        return allowed
 
 
 def get_admin_context(project_id: str | None = None) -> RequestContext:
     """A context for work the service does on its own behalf."""
     return RequestContext(user_id=None, project_id=project_id,
-                          roles=['admin'])
+                          roles=['admin'], is_admin=True)

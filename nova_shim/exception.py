@@ -131,6 +131,12 @@ class Forbidden(NovaShimException):
     msg_fmt = 'Policy does not allow %(action)s to be performed.'
 
 
+class PolicyNotAuthorized(Forbidden):
+    """The policy refuses the caller this action (HTTP 403)."""
+
+    msg_fmt = "Policy doesn't allow %(action)s to be performed."
+
+
 class ServiceNotFound(NovaShimException):
     msg_fmt = 'Service %(service_id)s could not be found.'
 

@@ -9,6 +9,7 @@ import sys
 
 from oslo_config import cfg
 
+from lite_common import auth as common_auth
 from placement_stub import auth
 from placement_stub import conf as conf_lib
 from placement_stub import deploy
@@ -29,7 +30,11 @@ def main(argv=None):
     conf(argv, project='placement-stub')
     host = conf.host or conf.api.host
     port = conf.api.port if conf.port is None else conf.port
-    httpd = server.Server(deploy.deploy(conf), host, port)
+    try:
+        app = deploy.deploy(conf)
+    except common_auth.AuthConfigError as exc:
+        return common_auth.refuse_to_start('placement-stub-api', exc)
+    httpd = server.Server(app, host, port)
     deploy.freeze_startup_heap()
     auth.warn_if_open(conf, httpd.url)
     print('placement-stub-api serving on %s' % httpd.url, flush=True)

@@ -30,7 +30,6 @@ import importlib.resources
 import logging
 import time
 
-from keystonemiddleware import auth_token
 from oslo_middleware import cors
 from oslo_middleware import healthcheck
 from oslo_middleware import request_id
@@ -115,20 +114,6 @@ class OpenAPIRouter:
                                   content_type='application/yaml',
                                   charset='utf-8')
         return resp(environ, start_response)
-
-
-class KeystoneAuth:
-    """auth_token everywhere but the version document at ``/``."""
-
-    def __init__(self, app, conf):
-        self.app = app
-        self.auth = auth_token.AuthProtocol(
-            app, {'oslo_config_config': conf})
-
-    def __call__(self, environ, start_response):
-        if environ.get('PATH_INFO', '/') in ('', '/'):
-            return self.app(environ, start_response)
-        return self.auth(environ, start_response)
 
 
 # What keystoneauth's ``none`` plugin sends as its token.
@@ -257,16 +242,17 @@ def freeze_startup_heap():
 
 
 def deploy(conf, facade=None):
-    """The composed WSGI application for ``conf``."""
+    """The composed WSGI application for ``conf``;
+    :class:`~lite_common.auth.AuthConfigError` when its authentication
+    cannot work."""
     facade = facade or db_api.create_facade(conf)
-    if conf.placement.sync_on_startup:
-        db_api.sync(facade)
     app = ContextMiddleware(guard.RequestGuard(handler.dispatch), facade,
                             policies.make_enforcer(conf), conf)
-    if conf.api.auth_strategy == 'keystone':
-        app = KeystoneAuth(app, conf)
-    elif conf.api.auth_strategy == 'http_basic':
-        app = auth.BasicAuth(app, conf)
+    # Authentication that cannot work refuses here, before any database
+    # work.
+    app = auth.wrap(app, conf)
+    if conf.placement.sync_on_startup:
+        db_api.sync(facade)
     app = OpenAPIRouter(HealthcheckRouter(app))
     if conf.cors.allowed_origin:
         app = cors.CORS(app, conf)

@@ -1,17 +1,23 @@
 """WSGI entry point for gunicorn, uwsgi or mod_wsgi.
 
-``application`` is built on first use from ``placement-stub.conf`` (or
-the files named in ``PLACEMENT_STUB_CONFIG_FILES``, comma separated).
+``application`` is built from ``placement-stub.conf`` (or the files named
+in ``PLACEMENT_STUB_CONFIG_FILES``, comma separated) on the server's
+first look at it (gunicorn's worker when it boots, after the fork), so
+that importing this module does nothing. A configuration whose
+authentication cannot work refuses to load, with one line (gunicorn
+prints it and stops), rather than answering every request 500.
 """
 
 import os
+
+from lite_common import auth as common_auth
 
 from placement_stub import auth
 from placement_stub import conf as conf_lib
 from placement_stub import deploy
 from placement_stub import request_body
 
-_APP = None
+PROGRAM = 'placement-stub'
 
 
 def _config_files():
@@ -24,17 +30,23 @@ def _config_files():
 
 def init_application():
     conf = conf_lib.build_conf(default_config_files=_config_files())
+    try:
+        app = deploy.deploy(conf)
+    except common_auth.AuthConfigError as exc:
+        raise common_auth.wsgi_load_error(PROGRAM, exc) from None
     # gunicorn's sync and gthread workers let the app read the body from
     # the client's socket: read it first, with a time limit.
-    app = request_body.ReadBody(deploy.deploy(conf))
+    app = request_body.ReadBody(app)
     deploy.freeze_startup_heap()
     auth.warn_if_open(conf, 'this WSGI server (pid %d)' % os.getpid())
     return app
 
 
-def application(environ, start_response):
-    """Build the app lazily so importing this module has no side effects."""
-    global _APP
-    if _APP is None:
-        _APP = init_application()
-    return _APP(environ, start_response)
+def __getattr__(name):
+    # PEP 562: ``application`` is built on the server's first look.
+    if name != 'application':
+        raise AttributeError('module %r has no attribute %r'
+                             % (__name__, name))
+    application = init_application()
+    globals()['application'] = application
+    return application

@@ -184,10 +184,13 @@ class AllInOne:
     def warn_if_open(self, stream=None):
         """Log and print on ``stream`` (stderr by default) one WARNING
         line for each started server that serves anonymous callers: the
-        API, then the embedded Placement; return the lines."""
+        API, the embedded Placement, then the compute API; return the
+        lines."""
         lines = [api_auth.warn_if_open(self.conf, self.url, stream=stream)]
         if self.placement is not None:
             lines.append(self.placement.warn_if_open(stream=stream))
+        if self.compute is not None:
+            lines.append(self.compute.warn_if_open(stream=stream))
         return [line for line in lines if line is not None]
 
     def sysfs_root(self, hostname):

@@ -10,6 +10,7 @@ imports it only when ``compute=True``.
 
 import os
 
+from nova_shim.api import auth as compute_auth
 from nova_shim import conf as shim_conf
 from nova_shim.compute import service as compute_service
 
@@ -22,6 +23,9 @@ class EmbeddedCompute:
         self.conf = shim_conf.build_conf(overrides={
             (None, 'state_path'): os.path.join(state_dir, 'nova-shim'),
             (None, 'host'): 'nova-shim-compute',
+            # On loopback, as the all-in-one's other servers; start-up
+            # says so (warn_if_open).
+            ('api', 'auth_strategy'): 'noauth2',
             ('compute', 'hypervisor_hostnames'): hostnames,
             ('compute', 'api_host'): api_host,
             ('compute', 'api_port'): api_port,
@@ -50,6 +54,11 @@ class EmbeddedCompute:
         """cyborg-lite's ``[nova]`` options for these events."""
         return {('nova', 'auth_type'): 'none',
                 ('nova', 'endpoint_override'): self.url}
+
+    def warn_if_open(self, stream=None):
+        """The compute API's WARNING line that it is open (or None)."""
+        return compute_auth.warn_if_open(self.conf, self.service.url,
+                                         stream=stream)
 
     def stop(self):
         self.service.stop()

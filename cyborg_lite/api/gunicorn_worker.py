@@ -60,6 +60,7 @@ import ssl
 import sys
 import threading
 import time
+import warnings
 from datetime import datetime
 
 from gunicorn import http
@@ -69,7 +70,12 @@ from gunicorn.http import body as http_body
 from gunicorn.http import wsgi
 from gunicorn.workers import base
 
-from cyborg_lite.api import errors
+# gunicorn's master loads this module: as the console scripts do
+# (cyborg_lite.cmd), hide oslo.service's warning that eventlet, which
+# cyborg-lite never uses, is deprecated.
+warnings.filterwarnings('ignore', module='oslo_service')
+
+from cyborg_lite.api import errors  # noqa: E402
 
 # What ``gunicorn --worker-class`` takes to run this worker.
 WORKER_CLASS = __name__ + '.ConnectionThreadWorker'

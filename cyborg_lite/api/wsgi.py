@@ -3,24 +3,31 @@
     gunicorn -w 2 'cyborg_lite.api.wsgi:application'
 
 The config files come from ``CYBORG_LITE_CONFIG_FILES`` (comma-separated;
-default ``/etc/cyborg-lite/cyborg-lite.conf`` when it exists). The app is
-built on first use, in each worker, after the fork.
+default ``/etc/cyborg-lite/cyborg-lite.conf`` when it exists).
+
+Importing this module does nothing: the server's first look at
+``application`` (gunicorn's worker when it boots, after the fork; do not
+``--preload``) builds the app. A configuration that cannot serve
+(authentication that lacks its credentials, a log file in a missing
+directory) refuses to load, with one line: gunicorn prints it and stops
+(its status for an application that cannot load, 4), rather than
+serving every request an error.
 """
 
-import logging
 import os
-import threading
+import warnings
 
-from cyborg_lite import process
-from cyborg_lite.api import app
-from cyborg_lite.api import auth
-from cyborg_lite.api import errors
+from lite_common import auth as common_auth
 
-LOG = logging.getLogger(__name__)
+# As the console scripts do (cyborg_lite.cmd): hide oslo.service's
+# warning that eventlet, which cyborg-lite never uses, is deprecated.
+warnings.filterwarnings('ignore', module='oslo_service')
+
+from cyborg_lite import process  # noqa: E402
+from cyborg_lite.api import auth  # noqa: E402
 
 DEFAULT_CONFIG = '/etc/cyborg-lite/cyborg-lite.conf'
-_lock = threading.Lock()
-_app = None
+PROGRAM = 'cyborg-lite-api'
 
 
 def _config_args():
@@ -35,25 +42,29 @@ def _config_args():
     return args
 
 
-def _get_app():
-    global _app
-    with _lock:
-        if _app is None:
-            conf = process.setup(_config_args())
-            try:
-                _app = app.setup_app(conf)
-            except auth.AuthConfigError as exc:
-                # A worker cannot refuse to start from here: it answers
-                # every request 503 saying why, and logs it once.
-                LOG.error('The API cannot serve: %s', exc)
-                _app = errors.error_response(
-                    503, 'This API server cannot authenticate callers: %s '
-                    'Fix the configuration and restart it.' % exc)
-            else:
-                auth.warn_if_open(conf, 'this WSGI server (pid %d)'
-                                  % os.getpid())
-    return _app
+def init_application():
+    """The API app of the configuration; the error of
+    :func:`lite_common.auth.wsgi_load_error` if it cannot serve."""
+    try:
+        conf = process.setup(_config_args())
+        # After the set-up, which quiets the libraries the app loads.
+        from cyborg_lite.api import app
+        application = app.setup_app(conf)
+    except auth.AuthConfigError as exc:
+        raise common_auth.wsgi_load_error(PROGRAM, exc) from None
+    except SystemExit as exc:
+        if isinstance(exc.code, str):
+            raise common_auth.wsgi_load_error(PROGRAM, exc.code) from None
+        raise
+    auth.warn_if_open(conf, 'this WSGI server (pid %d)' % os.getpid())
+    return application
 
 
-def application(environ, start_response):
-    return _get_app()(environ, start_response)
+def __getattr__(name):
+    # PEP 562: ``application`` is built on the server's first look.
+    if name != 'application':
+        raise AttributeError('module %r has no attribute %r'
+                             % (__name__, name))
+    application = init_application()
+    globals()['application'] = application
+    return application

@@ -21,10 +21,13 @@ Nova's compute may be waiting for: its event, and those gathered with
 it, go within ``[nova] events_wait``.
 
 A connection error or 5xx is retried ``[nova] event_retries`` times with
-back-off; a stop sends what is queued once more and skips the waits and
-the back-off, so that a conductor stops at once while Nova is away (its
-events are then lost, as Nova's wait for them ends at
-``arq_binding_timeout``, or sooner where Nova finds the ARQs resolved).
+back-off, and so is a refusal of the conductor's credentials (401, 403:
+a Nova whose policy does not yet know Cyborg's service user, a password
+being rotated), logged with Nova's reason; a stop sends what is queued
+once more and skips the waits and the back-off, so that a conductor
+stops at once while Nova is away (its events are then lost, as Nova's
+wait for them ends at ``arq_binding_timeout``, or sooner where Nova
+finds the ARQs resolved).
 The notifier is off when ``[nova]`` names neither an
 ``endpoint_override`` nor an ``auth_type``.
 """
@@ -44,6 +47,9 @@ from cyborg_lite import states
 LOG = logging.getLogger(__name__)
 
 EVENT_NAME = 'accelerator-request-bound'
+# Answers that say Nova did not take the events, for a reason that may
+# pass: retried as a Nova that cannot be reached is.
+REFUSED = frozenset({401, 403})
 MICROVERSION = '2.82'
 SENT_KEPT = 256
 
@@ -176,11 +182,12 @@ class NovaNotifier:
             except ks_exc.ClientException as exc:
                 status, resp = None, exc
             self.sent.append((events, status))
-            if status is not None and status < 500:
+            if status is not None and status < 500 and \
+                    status not in REFUSED:
                 _log_answer(events, status, resp)
                 return
             LOG.warning('Nova did not take %d event(s) (%s); attempt %d',
-                        len(events), status or resp, attempt + 1)
+                        len(events), _reason(status, resp), attempt + 1)
             if attempt == self._conf.nova.event_retries:
                 break
             if self._stopping.wait(delay * (2 ** attempt)):
@@ -188,6 +195,14 @@ class NovaNotifier:
                             len(events))
                 return
         LOG.error('Giving up on %d event(s) for Nova', len(events))
+
+
+def _reason(status, resp):
+    """Why Nova did not take events: its status and what it said, or
+    the connection error."""
+    if status is None:
+        return str(resp)
+    return '%s: %s' % (status, ' '.join(resp.text.split())[:300])
 
 
 def _log_answer(events, status, resp):

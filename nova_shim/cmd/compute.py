@@ -14,8 +14,13 @@ import signal
 import sys
 import threading
 
+from lite_common import auth as common_auth
+
+from nova_shim.api import auth
 from nova_shim.compute.service import ComputeService
 from nova_shim import conf as shim_conf
+
+PROGRAM = 'nova-shim-compute'
 
 
 def main(argv: list[str] | None = None) -> int:
@@ -28,11 +33,14 @@ def main(argv: list[str] | None = None) -> int:
         signal.signal(signum, lambda *_: stop.set())
     try:
         service = ComputeService(conf).start()
+    except common_auth.AuthConfigError as exc:
+        return common_auth.refuse_to_start(PROGRAM, exc)
     except Exception as exc:  # noqa: BLE001 - say why, do not trace
         print('nova-shim-compute cannot start: %s: %s (check [placement], '
               '[libvirt] and [database])' % (type(exc).__name__, exc),
               file=sys.stderr)
         return 1
+    auth.warn_if_open(conf, service.url)
     print('nova_shim compute API at %s/v2.1' % service.url, flush=True)
     try:
         stop.wait()

@@ -10,10 +10,12 @@ and take ``(request, manager, **url_args)``. Paths may carry Nova's
 ``/healthcheck`` (oslo.middleware's health check, outside the API
 routes and without identity) answers 200 while the service runs.
 
-Authentication: none of its own. Identity comes from the headers that
-keystonemiddleware (or a trusting front end) sets: ``X-Project-Id``,
-``X-User-Id``, ``X-Roles``, ``X-Auth-Token``, ``X-Service-Token``;
-nova_shim passes them on to Cyborg.
+Authentication wraps this app (:mod:`nova_shim.api.auth`, composed by
+:func:`build_app`); the app builds each request's context from the
+identity it set, and the handlers ask the policy (Nova's rule names,
+:mod:`nova_shim.policies`) through ``context.can``, as Nova's do. The
+user's token and service token go on to Cyborg with the calls made for
+the request.
 
 Bad input is a 4xx in Nova's error body, never a 500: the checks every
 request goes through are in :mod:`nova_shim.compute.http`. A method a
@@ -28,6 +30,7 @@ from oslo_middleware import healthcheck
 import webob
 import webob.dec
 
+from nova_shim.api import auth
 from nova_shim.compute import external_events
 from nova_shim.compute import http
 from nova_shim.compute.http import error_response
@@ -38,6 +41,7 @@ from nova_shim.compute import openapi
 from nova_shim.compute import servers
 from nova_shim.compute import services
 from nova_shim import exception
+from nova_shim import policies
 
 LOG = logging.getLogger(__name__)
 
@@ -67,6 +71,7 @@ ROUTES: list[tuple[str, re.Pattern, Callable]] = [
 # Domain exception -> (HTTP status, Nova's error body key).
 ERRORS: list[tuple[type, int, str]] = [
     (exception.NotAuthenticated, 401, 'unauthorized'),
+    (exception.PolicyNotAuthorized, 403, 'forbidden'),
     (exception.Forbidden, 403, 'forbidden'),
     (exception.InstanceNotFound, 404, 'itemNotFound'),
     (exception.ServiceNotFound, 404, 'itemNotFound'),
@@ -86,11 +91,19 @@ ERRORS: list[tuple[type, int, str]] = [
 ]
 
 
+def build_app(manager: ComputeManager, conf) -> Callable:
+    """The compute API with the authentication of ``conf`` around it;
+    AuthConfigError when that cannot work."""
+    return auth.wrap(ComputeAPI(manager, conf), conf)
+
+
 class ComputeAPI:
     """The WSGI application."""
 
-    def __init__(self, manager: ComputeManager) -> None:
+    def __init__(self, manager: ComputeManager, conf) -> None:
         self.manager = manager
+        self.conf = conf
+        self.enforcer = policies.make_enforcer(conf)
         self.healthcheck = healthcheck.Healthcheck.app_factory({})
 
     @webob.dec.wsgify
@@ -105,6 +118,8 @@ class ComputeAPI:
         try:
             version = request_version(req)
             req.environ[VERSION_KEY] = version
+            req.environ[http.CONTEXT_KEY] = auth.context_from_environ(
+                req.environ, self.conf, self.enforcer)
             handler, args = self._route(req.method, path)
             refused = http.content_type_error(req)
             if refused is not None:

@@ -27,7 +27,6 @@ A failure after step 1 ends in ERROR with nothing held, as a failed
 build.
 """
 
-import dataclasses
 import logging
 
 from nova_shim.compute import accelerators
@@ -65,8 +64,8 @@ def evacuate(deps: ComputeDeps, ctx: RequestContext, uuid: str,
              host: str | None = None) -> None:
     """Finish an evacuation :func:`begin` started; never raises."""
     instance = deps.db.get(uuid)
-    ctx = dataclasses.replace(ctx, project_id=instance.project_id,
-                              user_id=instance.user_id)
+    ctx = ctx.replaced(project_id=instance.project_id,
+                       user_id=instance.user_id)
     source = instance.node
     was_stopped = instance.vm_state == states.STOPPED
     exclude = frozenset({source}) | (

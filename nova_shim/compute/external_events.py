@@ -9,8 +9,10 @@ host yet (Cyborg ignores a 207 made only of 422s), else 200 and the
 event goes to whoever waits for it. The answer is 200, or 207 when any
 event failed, with ``{"events": [... each with "code"]}``.
 
-Policy (Nova: ``service_or_admin``) is left to the front end that sets
-the identity headers; with noauth anyone may send events.
+Policy: ``os_compute_api:os-server-external-events:create``, a service
+(the ``service`` role, as Cyborg's user has) or an admin by Nova's
+default (``service_or_admin``); anyone else is refused (403) before the
+body is read.
 """
 
 import webob
@@ -31,6 +33,7 @@ TAG_REQUIRED = {'volume-extended', 'power-update',
                 'accelerator-request-bound', 'volume-reimaged'}
 STATUSES = {'failed', 'completed', 'in-progress'}
 _KEYS = {'name', 'server_uuid', 'status', 'tag'}
+POLICY = 'os_compute_api:os-server-external-events:create'
 
 
 def _validate(event: object, version: tuple[int, int]) -> dict:
@@ -62,6 +65,7 @@ def _validate(event: object, version: tuple[int, int]) -> dict:
 
 
 def create(req: webob.Request, manager: ComputeManager) -> webob.Response:
+    http.request_context(req).can(POLICY, target={})
     body = http.read_json(req)
     events = body.get('events')
     if not isinstance(events, list) or not events:

@@ -10,8 +10,10 @@ Bad input is a 4xx in Nova's error body, never a 500:
   of some HTTP libraries) are read as JSON;
 * a body that is not JSON in UTF-8, nested deeper than the decoder
   goes, or with a string that no database stores (a NUL, an unpaired
-  surrogate): 400;
-* identity headers longer than the columns that keep them (255): 400.
+  surrogate): 400.
+
+The request's context (who calls, and what the policy lets them do) is
+built once by the API (:mod:`nova_shim.api.auth`) and read here.
 """
 
 import json
@@ -29,11 +31,11 @@ MIN_VERSION = '2.1'
 JSON_TYPES = frozenset({'application/json',
                         'application/vnd.openstack.compute+json'})
 UNTYPED = frozenset({'', 'text/plain'})
-# The length of the instance table's project_id and user_id columns.
-MAX_ID_LENGTH = 255
 MAX_VERSION = '2.96'
 # Where the API puts the request's microversion, as a (major, minor) tuple.
 VERSION_KEY = 'nova_shim.api_version'
+# Where the API puts the request's context.
+CONTEXT_KEY = 'nova.context'
 
 
 def error_response(status: int, key: str, message: str) -> webob.Response:
@@ -90,39 +92,18 @@ def content_type_error(req: webob.Request) -> webob.Response | None:
                           '%s' % content_type[:100])
 
 
-def _identity(req: webob.Request, *names: str) -> str | None:
-    for name in names:
-        value = req.headers.get(name)
-        if value is not None:
-            if len(value) > MAX_ID_LENGTH:
-                raise exception.InvalidRequest(
-                    reason='%s is longer than %d characters'
-                    % (name, MAX_ID_LENGTH))
-            return value
-    return None
-
-
 def request_context(req: webob.Request) -> RequestContext:
-    roles = [r.strip() for r in req.headers.get('X-Roles', '').split(',')
-             if r.strip()]
-    service_roles = [r.strip() for r in
-                     req.headers.get('X-Service-Roles', '').split(',')
-                     if r.strip()]
-    return RequestContext(
-        user_id=_identity(req, 'X-User-Id'),
-        project_id=_identity(req, 'X-Project-Id', 'X-Tenant-Id'),
-        roles=roles or ['member', 'reader'],
-        auth_token=req.headers.get('X-Auth-Token'),
-        service_token=req.headers.get('X-Service-Token'),
-        service_roles=service_roles)
+    """The caller's context, which the API built for this request."""
+    return req.environ[CONTEXT_KEY]
 
 
 def project_context(req: webob.Request) -> RequestContext:
-    """The context of a request on servers, which must name a project:
-    NotAuthenticated otherwise (a server, its ARQs and its allocation
-    belong to a project)."""
+    """The context of a request on servers, which must name a project
+    or a scope: NotAuthenticated otherwise (a server, its ARQs and its
+    allocation belong to a project; a token of a domain or of the
+    system is refused by the policy instead)."""
     ctx = request_context(req)
-    if not ctx.project_id:
+    if not (ctx.project_id or ctx.domain_id or ctx.system_scope):
         raise exception.NotAuthenticated()
     return ctx
 

@@ -7,12 +7,19 @@ asks for accelerators. It answers 202 with the server in BUILD; the
 build goes on in the background. Actions answer 202 when done (rebuild
 with the server), except unshelve of an offloaded instance, which goes
 on in the background like a build. ``ACTIONS`` is the one table of the
-actions this API knows.
+actions this API knows, with the policy rule of each.
+
+Authorization is Nova's: a server of another project is a 404 to anyone
+but an admin (``context_is_admin``), then the action's rule decides
+(403), with the server's project and user as its target. A list shows
+the caller's own project's servers, every project's with
+``all_tenants`` (admin by ``...:get_all_tenants``).
 """
 
 import secrets
 from typing import Callable
 
+from oslo_utils import strutils
 import webob
 
 from nova_shim.compute import http
@@ -21,6 +28,8 @@ from nova_shim.compute import image_actions
 from nova_shim.compute.manager import ComputeManager
 from nova_shim.compute import views
 from nova_shim import exception
+from nova_shim.policies import server_actions as action_policies
+from nova_shim.policies import servers as server_policies
 
 Handler = Callable[..., webob.Response]
 # A server name's most characters, as in Nova (the column's length).
@@ -51,26 +60,53 @@ def get_flavor(req: webob.Request, manager: ComputeManager,
     return http.json_response({'flavor': found.to_dict()})
 
 
-def _project_filter(req: webob.Request) -> str | None:
+def _target(instance) -> dict:
+    return {'project_id': instance.project_id, 'user_id': instance.user_id}
+
+
+def _visible(req: webob.Request, manager: ComputeManager, uuid: str,
+             rule: str):
+    """The instance, if the caller may see it and ``rule`` lets them
+    act on it: an admin sees every instance, anyone else only those of
+    their project, and any other is InstanceNotFound (404), as Nova
+    answers; then the rule decides (PolicyNotAuthorized, 403)."""
     ctx = http.project_context(req)
-    return None if ctx.is_admin else ctx.project_id
-
-
-def _visible(req: webob.Request, manager: ComputeManager, uuid: str):
-    """The instance, if the caller may see it: an admin sees every
-    instance, anyone else only those of their project; any other is
-    InstanceNotFound (404), as Nova answers."""
     instance = manager.get(uuid)
-    project = _project_filter(req)
-    if project is not None and instance.project_id != project:
+    if not ctx.is_admin and instance.project_id != ctx.project_id:
         raise exception.InstanceNotFound(instance_id=uuid)
+    ctx.can(rule, target=_target(instance))
     return instance
 
 
-def _listed(req: webob.Request, manager: ComputeManager) -> list:
-    """The servers the caller may see, of one multi-create request if
-    ``reservation_id`` is given."""
-    found = manager.list_instances(_project_filter(req))
+def _all_tenants(req: webob.Request) -> bool:
+    """Whether ``all_tenants`` asks for every project's servers, read as
+    Nova reads it (present and empty is true; else a boolean word)."""
+    if 'all_tenants' not in req.GET:
+        return False
+    value = req.GET['all_tenants']
+    if not value:
+        return True
+    try:
+        return strutils.bool_from_string(value, strict=True)
+    except ValueError as exc:
+        raise exception.InvalidRequest(reason=str(exc)) from exc
+
+
+def _listed(req: webob.Request, manager: ComputeManager, view: str) -> list:
+    """The servers the caller may list: their project's, or with
+    ``all_tenants`` every project's (``project_id``/``tenant_id`` then
+    filter); of one multi-create request if ``reservation_id`` is
+    given."""
+    ctx = http.project_context(req)
+    ctx.can(server_policies.SERVERS % view)
+    if _all_tenants(req):
+        ctx.can(server_policies.SERVERS % (view + ':get_all_tenants'))
+        project = req.GET.get('project_id') or req.GET.get('tenant_id')
+    else:
+        project = ctx.project_id
+    found = manager.list_instances(project)
+    if project is None and not _all_tenants(req):
+        found = [i for i in found if i.user_id == ctx.user_id]
     reservation_id = req.GET.get('reservation_id')
     if reservation_id is not None:
         found = [i for i in found if i.reservation_id == reservation_id]
@@ -80,13 +116,13 @@ def _listed(req: webob.Request, manager: ComputeManager) -> list:
 def list_servers(req: webob.Request, manager: ComputeManager
                  ) -> webob.Response:
     return http.json_response({'servers': [
-        views.server_summary(i) for i in _listed(req, manager)]})
+        views.server_summary(i) for i in _listed(req, manager, 'index')]})
 
 
 def list_servers_detail(req: webob.Request, manager: ComputeManager
                         ) -> webob.Response:
     return http.json_response({'servers': [
-        views.server(i) for i in _listed(req, manager)]})
+        views.server(i) for i in _listed(req, manager, 'detail')]})
 
 
 def create_server(req: webob.Request, manager: ComputeManager
@@ -100,14 +136,15 @@ def create_server(req: webob.Request, manager: ComputeManager
         raise exception.InvalidRequest(
             reason='the name is longer than %d characters'
             % MAX_NAME_LENGTH)
+    ctx = http.project_context(req)
+    ctx.can(server_policies.SERVERS % 'create')
     flavor = _flavor(manager, body)
     min_count, max_count = _counts(body)
     reservation_id = body.get('return_reservation_id', False)
     if not isinstance(reservation_id, bool):
         raise exception.InvalidRequest(
             reason='"return_reservation_id" is a boolean')
-    instances = manager.build_instances(http.project_context(req),
-                                        body['name'], flavor,
+    instances = manager.build_instances(ctx, body['name'], flavor,
                                         min_count, max_count)
     if reservation_id:
         return http.json_response(
@@ -159,7 +196,7 @@ def _counts(body: dict) -> tuple[int, int]:
 
 def show_server(req: webob.Request, manager: ComputeManager,
                 uuid: str) -> webob.Response:
-    instance = _visible(req, manager, uuid)
+    instance = _visible(req, manager, uuid, server_policies.SERVERS % 'show')
     arqs = manager.get_arqs(http.project_context(req), instance)
     return http.json_response({'server': views.server(
         instance, arqs, manager.get_hostdevs(instance))})
@@ -167,7 +204,7 @@ def show_server(req: webob.Request, manager: ComputeManager,
 
 def delete_server(req: webob.Request, manager: ComputeManager,
                   uuid: str) -> webob.Response:
-    _visible(req, manager, uuid)
+    _visible(req, manager, uuid, server_policies.SERVERS % 'delete')
     manager.delete_instance(http.project_context(req), uuid)
     return webob.Response(status=204)
 
@@ -191,9 +228,7 @@ def _rescue(manager: ComputeManager, ctx, uuid: str, args) -> webob.Response:
 
 def _evacuate(manager: ComputeManager, ctx, uuid: str,
               args) -> webob.Response:
-    """Admin only, as Nova's default policy; 200 without a body."""
-    if not ctx.is_admin:
-        raise exception.Forbidden(action='os_compute_api:os-evacuate')
+    """200 without a body (admin only, by Nova's default policy)."""
     if args is not None and not isinstance(args, dict):
         raise exception.InvalidRequest(reason='"evacuate" takes an object')
     host = (args or {}).get('host')
@@ -207,28 +242,45 @@ def _refused(action: str) -> Callable:
     return lambda manager, ctx, uuid, args: manager.refuse(uuid, action)
 
 
-# action key -> (manager call, whether the response carries the server)
-ACTIONS: dict[str, tuple[Callable, bool]] = {
-    'os-start': (lambda m, c, u, a: m.start_instance(c, u), False),
-    'os-stop': (lambda m, c, u, a: m.stop_instance(c, u), False),
-    'reboot': (_reboot, False),
-    'pause': (lambda m, c, u, a: m.pause_instance(c, u), False),
-    'unpause': (lambda m, c, u, a: m.unpause_instance(c, u), False),
-    'rebuild': (lambda m, c, u, a: m.rebuild_instance(c, u), True),
-    'shelve': (lambda m, c, u, a: m.shelve_instance(c, u), False),
-    'shelveOffload': (lambda m, c, u, a: m.shelve_offload_instance(c, u),
+_SERVERS = server_policies.SERVERS
+# action key -> (policy rule, manager call, whether the response carries
+# the server)
+ACTIONS: dict[str, tuple[str, Callable, bool]] = {
+    'os-start': (_SERVERS % 'start',
+                 lambda m, c, u, a: m.start_instance(c, u), False),
+    'os-stop': (_SERVERS % 'stop',
+                lambda m, c, u, a: m.stop_instance(c, u), False),
+    'reboot': (_SERVERS % 'reboot', _reboot, False),
+    'pause': (action_policies.PAUSE % 'pause',
+              lambda m, c, u, a: m.pause_instance(c, u), False),
+    'unpause': (action_policies.PAUSE % 'unpause',
+                lambda m, c, u, a: m.unpause_instance(c, u), False),
+    'rebuild': (_SERVERS % 'rebuild',
+                lambda m, c, u, a: m.rebuild_instance(c, u), True),
+    'shelve': (action_policies.SHELVE % 'shelve',
+               lambda m, c, u, a: m.shelve_instance(c, u), False),
+    'shelveOffload': (action_policies.SHELVE % 'shelve_offload',
+                      lambda m, c, u, a: m.shelve_offload_instance(c, u),
                       False),
-    'unshelve': (lambda m, c, u, a: m.unshelve_instance(c, u), False),
-    'rescue': (_rescue, False),
-    'unrescue': (lambda m, c, u, a: m.unrescue_instance(c, u), False),
-    'evacuate': (_evacuate, False),
-    'createImage': (image_actions.create_image, False),
-    'createBackup': (image_actions.create_backup, False),
-    'resize': (_refused('resize'), False),
-    'migrate': (_refused('migrate'), False),
-    'os-migrateLive': (_refused('live-migrate'), False),
-    'suspend': (_refused('suspend'), False),
-    'resume': (_refused('resume'), False),
+    'unshelve': (action_policies.SHELVE % 'unshelve',
+                 lambda m, c, u, a: m.unshelve_instance(c, u), False),
+    'rescue': ('os_compute_api:os-rescue', _rescue, False),
+    'unrescue': ('os_compute_api:os-unrescue',
+                 lambda m, c, u, a: m.unrescue_instance(c, u), False),
+    'evacuate': ('os_compute_api:os-evacuate', _evacuate, False),
+    'createImage': (_SERVERS % 'create_image', image_actions.create_image,
+                    False),
+    'createBackup': ('os_compute_api:os-create-backup',
+                     image_actions.create_backup, False),
+    'resize': (_SERVERS % 'resize', _refused('resize'), False),
+    'migrate': (action_policies.MIGRATE % 'migrate', _refused('migrate'),
+                False),
+    'os-migrateLive': (action_policies.MIGRATE % 'migrate_live',
+                       _refused('live-migrate'), False),
+    'suspend': (action_policies.SUSPEND % 'suspend', _refused('suspend'),
+                False),
+    'resume': (action_policies.SUSPEND % 'resume', _refused('resume'),
+               False),
 }
 
 
@@ -241,8 +293,8 @@ def server_action(req: webob.Request, manager: ComputeManager,
     if action not in ACTIONS:
         raise exception.InvalidRequest(
             reason='there is no such action: %s' % action)
-    call, with_server = ACTIONS[action]
-    _visible(req, manager, uuid)  # 404 before anything else
+    rule, call, with_server = ACTIONS[action]
+    _visible(req, manager, uuid, rule)  # 404, then 403, before anything
     result = call(manager, http.project_context(req), uuid, args)
     if isinstance(result, webob.Response):
         return result  # an action with an answer of its own

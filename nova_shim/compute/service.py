@@ -4,7 +4,9 @@
 the all-in-one). :meth:`start` opens the one libvirt connection the
 service keeps for its life (``test:///default`` forgets its domains when
 the last connection closes), registers a compute-node provider per
-hypervisor hostname in Placement, and serves the API.
+hypervisor hostname in Placement, and serves the API. Authentication
+that cannot work (``[api] auth_strategy`` without what it needs) stops
+it before any of that: :class:`~lite_common.auth.AuthConfigError`.
 """
 
 import logging
@@ -13,7 +15,7 @@ import uuid as uuidlib
 
 from oslo_config import cfg
 
-from nova_shim.compute.api import ComputeAPI
+from nova_shim.compute import api as compute_api
 from nova_shim.compute import db
 from nova_shim.compute.deps import ComputeDeps
 from nova_shim.compute.events import InstanceEvents
@@ -69,6 +71,9 @@ class ComputeService:
         return self.server.url
 
     def start(self) -> 'ComputeService':
+        # The manager comes later; authentication that cannot work
+        # refuses now, before the database, libvirt and Placement.
+        compute_api.build_app(None, self.conf)
         database = db.Database(db.connection_url(self.conf))
         database.create_schema()
         driver = LibvirtDriver(self.conf)
@@ -80,7 +85,8 @@ class ComputeService:
                                 placement, self.host, nodes)
         services.register(self.deps)
         self.manager = ComputeManager(self.deps)
-        self.server = APIServer(ComputeAPI(self.manager),
+        self.server = APIServer(compute_api.build_app(self.manager,
+                                                      self.conf),
                                 self.conf.compute.api_host,
                                 self.conf.compute.api_port).start()
         LOG.info('nova_shim compute %s serving %s at %s', self.host,

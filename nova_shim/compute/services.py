@@ -9,7 +9,8 @@ the instance's service to be down, as in Nova, where an operator forces
 down the service of a host that failed (``openstack compute service set
 --down HOST nova-compute``).
 
-The API, admin only (as Nova's default policy):
+The API, admin only by Nova's default policy
+(``os_compute_api:os-services:list`` and ``:update``):
 
 * ``GET /os-services`` (filters ``host``, ``binary``);
 * ``PUT /os-services/{id}`` (2.53 and later): ``{"status": "enabled" |
@@ -27,6 +28,7 @@ from nova_shim.compute.db import Service
 from nova_shim.compute.deps import ComputeDeps
 from nova_shim.compute import http
 from nova_shim import exception
+from nova_shim.policies import services as service_policies
 
 if TYPE_CHECKING:  # the manager's modules use this one
     from nova_shim.compute.manager import ComputeManager
@@ -71,7 +73,7 @@ def view(service: Service) -> dict:
 
 def list_services(req: webob.Request, manager: 'ComputeManager'
                   ) -> webob.Response:
-    _require_admin(req, 'list')
+    _authorize(req, 'list')
     found = manager.deps.db.list_services()
     host = req.GET.get('host')
     binary = req.GET.get('binary')
@@ -82,10 +84,11 @@ def list_services(req: webob.Request, manager: 'ComputeManager'
     return http.json_response({'services': [view(s) for s in found]})
 
 
-def _require_admin(req: webob.Request, action: str = 'update') -> None:
-    if not http.request_context(req).is_admin:
-        raise exception.Forbidden(action='os_compute_api:os-services:%s'
-                                  % action)
+def _authorize(req: webob.Request, action: str) -> None:
+    """The policy's ``os_compute_api:os-services:<action>`` (admin by
+    default), with no target, as Nova checks it."""
+    http.request_context(req).can(service_policies.SERVICES % action,
+                                  target={})
 
 
 def _bool(body: dict, key: str) -> bool:
@@ -171,7 +174,7 @@ def _legacy_changes(action: str, body: dict) -> tuple[str, dict]:
 
 def update_service(req: webob.Request, manager: 'ComputeManager',
                    service_id: str) -> webob.Response:
-    _require_admin(req)
+    _authorize(req, 'update')
     body = http.read_json(req)
     if not isinstance(body, dict):
         raise exception.InvalidRequest(reason='the body is a JSON object')

@@ -1,16 +1,17 @@
 """A server that serves anonymous callers says so once, at start-up.
 
-``cyborg-lite-api`` with ``[api] auth_strategy = noauth`` and
-``placement-stub-api`` with ``noauth2`` print one WARNING line on stderr
-(and log it) that names the open URL and how to close it; with a real
-strategy they print none. The all-in-one's line is checked by its demo
-test.
+``cyborg-lite-api`` with ``[api] auth_strategy = noauth``,
+``placement-stub-api`` and ``nova-shim-compute`` with ``noauth2`` print
+one WARNING line on stderr (and log it) that names the open URL and how
+to close it; with a real strategy they print none. The all-in-one's
+lines are checked by its demo test.
 """
 
 import subprocess
 
 import pytest
 
+from placement_stub.fixture import PlacementFixture
 from tests.fixtures import processes
 
 
@@ -23,7 +24,7 @@ def _serve(tmp_path, script, conf_text, timeout=60):
         processes.script(script) + ['--config-file', str(path)],
         stdout=subprocess.PIPE, stderr=subprocess.PIPE, text=True)
     try:
-        url = proc.stdout.readline().split()[-1]
+        url = proc.stdout.readline().split()[-1].removesuffix('/v2.1')
         assert url.startswith('http://127.0.0.1:'), url
     finally:
         proc.terminate()
@@ -73,13 +74,44 @@ port = 0
 [placement_database]
 connection = sqlite:///%s
 """
+# A service user for keystonemiddleware (never reached: no request comes).
+KEYSTONE = """
+[keystone_authtoken]
+auth_type = password
+auth_url = http://127.0.0.1:9/v3
+username = svc
+password = secret
+project_name = service
+user_domain_name = Default
+project_domain_name = Default
+"""
+# The default is keystone, as in Placement and Nova.
+STRATEGIES = [('auth_strategy = noauth2', True), ('', False)]
 
 
-@pytest.mark.parametrize('setting, warned', [
-    ('auth_strategy = noauth2', True),
-    # The default is keystone, as in Placement.
-    ('', False)])
+@pytest.mark.parametrize('setting, warned', STRATEGIES)
 def test_placement_stub_api(tmp_path, setting, warned):
     url, err = _serve(tmp_path, 'placement-stub-api', PLACEMENT_CONF % (
-        setting, tmp_path / 'placement.sqlite'))
+        setting, tmp_path / 'placement.sqlite') + KEYSTONE)
+    _assert_warned(url, err, warned)
+
+
+COMPUTE_CONF = """
+[DEFAULT]
+state_path = %s
+[api]
+%s
+[compute]
+api_port = 0
+[placement]
+auth_type = none
+endpoint_override = %s
+"""
+
+
+@pytest.mark.parametrize('setting, warned', STRATEGIES)
+def test_nova_shim_compute(tmp_path, setting, warned):
+    with PlacementFixture() as placement:
+        url, err = _serve(tmp_path, 'nova-shim-compute', COMPUTE_CONF % (
+            tmp_path, setting, placement.endpoint) + KEYSTONE)
     _assert_warned(url, err, warned)

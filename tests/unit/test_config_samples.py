@@ -26,6 +26,7 @@ CONFIG_GENERATORS = [
 POLICY_GENERATORS = [
     'etc/cyborg_lite/cyborg-lite-policy-generator.conf',
     'etc/placement_stub/placement-stub-policy-generator.conf',
+    'etc/nova_shim/nova-shim-policy-generator.conf',
 ]
 # Libraries whose options or formatting end up in a sample.
 LIBRARIES = ('oslo.config', 'oslo.db', 'oslo.log', 'oslo.messaging',

@@ -13,13 +13,16 @@ def test_demo_boots_guests_and_leaves_nothing_behind(tmp_path, capsys):
     out, err = capsys.readouterr()
     assert 'cyborg-lite API: http://127.0.0.1:' in out
     # Anonymous callers are served, and start-up says so: one line for
-    # the API and one for the embedded Placement, each naming its URL.
+    # the API, one for the embedded Placement and one for the compute
+    # API, each naming its URL.
     warnings = [line for line in err.splitlines()
                 if line.startswith('WARNING: ')]
-    assert len(warnings) == 2, err
+    assert len(warnings) == 3, err
     api_url = out.split('cyborg-lite API: ')[1].split('/v2')[0]
     assert api_url in warnings[0] and 'noauth' in warnings[0]
     assert 'placement-stub at http://127.0.0.1:' in warnings[1]
+    assert "nova_shim's compute API at http://127.0.0.1:" in warnings[2]
+    assert 'auth_strategy = noauth2' in warnings[2]
     # A whole A100 by PCI passthrough, then a T4 vGPU as an mdev.
     assert 'hostdevs: pci 0000:3b:00.0' in out
     assert 'hostdevs: mdev ' in out

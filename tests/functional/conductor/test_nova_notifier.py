@@ -190,3 +190,30 @@ def test_a_stop_skips_the_back_off_while_nova_is_away():
     notifier.stop()
     assert time.monotonic() - started < 1.5
     assert len(notifier.sent) == 1
+
+
+@pytest.mark.parametrize('status', [401, 403])
+def test_events_nova_refuses_the_credentials_of_are_retried(
+        nova_endpoint, caplog, status):
+    """A Nova whose policy refuses the conductor's user (or a token it
+    cannot validate yet) is an outage like any other: the reason is
+    logged and the events are sent again, with back-off."""
+    nova_endpoint.refuse(2, status, 'Policy does not know this user.')
+    notifier = _notifier(nova_endpoint.url + '/v2.1', event_retry_delay=0.05)
+    notifier.start()
+    try:
+        notifier.notify([_bound_arq(1)])
+        notifier.drain()
+        deadline = time.monotonic() + 10
+        while len(nova_endpoint.posts) < 3:
+            assert time.monotonic() < deadline, nova_endpoint.posts
+            time.sleep(0.02)
+    finally:
+        notifier.stop()
+    assert [status for _, status in notifier.sent] == [status, status, 200]
+    assert [e['tag'] for e in nova_endpoint.events] == ['arq-1'] * 3
+    refusals = [r.getMessage() for r in caplog.records
+                if 'did not take' in r.getMessage()]
+    assert len(refusals) == 2, refusals
+    assert 'Policy does not know this user.' in refusals[0]
+    assert str(status) in refusals[0]

@@ -148,6 +148,7 @@ class Topology:
             'DEFAULT': {'host': 'nova-shim-compute',
                         'state_path': os.path.join(self.tmp, 'nova-shim'),
                         'arq_binding_timeout': 60},
+            'api': {'auth_strategy': 'noauth2'},
             'compute': {'hypervisor_hostnames': list(HOSTS),
                         'api_host': '127.0.0.1', 'api_port': 0},
             'database': {'connection': self.nova_db},

@@ -26,6 +26,7 @@ def service(tmp_path_factory):
         conf = shim_conf.build_conf(overrides={
             (None, 'state_path'): str(tmp_path_factory.mktemp('shim')),
             ('compute', 'hypervisor_hostnames'): ['events-host'],
+            ('api', 'auth_strategy'): 'noauth2',
             ('compute', 'api_port'): 0,
             ('placement', 'auth_type'): 'none',
             ('placement', 'endpoint_override'): placement.endpoint})

@@ -37,6 +37,7 @@ def _start(tmp_path, db_url):
     overrides = {
         (None, 'state_path'): str(tmp_path),
         (None, 'host'): 'hostile-compute',
+        ('api', 'auth_strategy'): 'noauth2',
         ('compute', 'hypervisor_hostnames'): ['hostile-node'],
         ('compute', 'api_port'): 0,
         ('placement', 'auth_type'): 'none',
@@ -82,11 +83,16 @@ def _serve(tmp, db_url):
 
 
 def call(url, method, target, body=None, headers=None):
+    """A request as the project's member; events as Cyborg sends them,
+    with the service role."""
     data = b'' if body is None else (
         body if isinstance(body, bytes) else json.dumps(body).encode())
+    base = dict(JSON if body is not None else HEADERS)
+    path = target.decode('latin-1') if isinstance(target, bytes) else target
+    if 'os-server-external-events' in path:
+        base['X-Roles'] = 'service'
     return raw_http.request(url, method, target,
-                            dict(JSON if body is not None else HEADERS,
-                                 **(headers or {})), data)
+                            dict(base, **(headers or {})), data)
 
 
 def show(url, server):

@@ -18,6 +18,7 @@ from nova_shim import exception  # noqa: E402
 from nova_shim.virt import libvirt as virt  # noqa: E402
 from tests.functional.nova_shim import faulty_libvirt  # noqa: E402
 from tests.functional.nova_shim.test_lifecycle_chain import Chain  # noqa
+from tests.functional.nova_shim.test_lifecycle_chain import ADMIN_HEADERS  # noqa
 from tests.functional.nova_shim.test_lifecycle_chain import HEADERS  # noqa
 
 DP = 'lifecycle-fpga'
@@ -209,14 +210,16 @@ def test_a_failed_shelve_offload_can_be_tried_again(chain, server,
     _shelve_on_its_host(chain, server)
     libvirt_ = faulty_libvirt.install(monkeypatch, chain)
     libvirt_.fail('undefineFlags', 'the domain is busy')
-    resp = chain.action(server, {'shelveOffload': None})
+    resp = chain.action(server, {'shelveOffload': None},
+                        headers=ADMIN_HEADERS)
     assert resp.status_code == 500, resp.text
     assert 'the domain is busy' in resp.text
     shelved = chain.show(server)
     assert (shelved['status'], shelved['OS-EXT-STS:task_state']) == (
         'SHELVED', None)
     libvirt_.heal()
-    assert chain.action(server, {'shelveOffload': None}).status_code == 202
+    assert chain.action(server, {'shelveOffload': None},
+                        headers=ADMIN_HEADERS).status_code == 202
     assert chain.show(server)['status'] == 'SHELVED_OFFLOADED'
     assert chain.cyborg_arqs(server) == []
     assert chain.allocations(server) == {}
@@ -236,7 +239,8 @@ def test_shelve_then_shelve_offload(chain, server):
     shelved = chain.show(server)
     assert shelved['status'] == 'SHELVED'
     assert [a['state'] for a in shelved['accelerator_requests']] == ['Bound']
-    resp = chain.action(server, {'shelveOffload': None})
+    resp = chain.action(server, {'shelveOffload': None},
+                        headers=ADMIN_HEADERS)
     assert resp.status_code == 202, resp.text
     offloaded = chain.show(server)
     assert offloaded['status'] == 'SHELVED_OFFLOADED'
@@ -247,8 +251,10 @@ def test_shelve_then_shelve_offload(chain, server):
 @pytest.mark.parametrize('action', REFUSED)
 def test_refused_operations_change_nothing(chain, server, action):
     before = chain.show(server)
+    # The migrations are a manager's or an admin's, by Nova's policy.
     resp = chain.action(server, {action: {'flavorRef': 'm1.small'}
-                                 if action == 'resize' else None})
+                                 if action == 'resize' else None},
+                        headers=ADMIN_HEADERS)
     # As Nova: its migrate and os-migrateLive answer 403, suspend 400.
     status, key = ((403, 'forbidden')
                    if action in ('migrate', 'os-migrateLive')
@@ -298,9 +304,9 @@ def test_server_without_accelerators(chain):
 
 
 def test_calls_on_servers_need_a_project(chain, server):
-    """keystonemiddleware names the caller's project; a request on
-    servers without one is a 401 up front (a create was accepted and
-    failed at Placement, a show listed no ARQs)."""
+    """A caller that names itself (roles) but no project is a 401 up
+    front on servers (a create was accepted and failed at Placement, a
+    show listed no ARQs)."""
     url = chain.service.url + '/v2.1'
     for method, path, body in (
             ('POST', '/servers', {'server': {'name': 'x', 'flavor': {
@@ -309,10 +315,38 @@ def test_calls_on_servers_need_a_project(chain, server):
             ('GET', '/servers/detail', None),
             ('POST', '/servers/%s/action' % server, {'os-stop': None}),
             ('DELETE', '/servers/' + server, None)):
-        resp = requests.request(method, url + path, json=body, timeout=30)
+        resp = requests.request(method, url + path, json=body, timeout=30,
+                                headers={'X-Roles': 'member,reader'})
         assert resp.status_code == 401, (method, path, resp.text)
         assert 'names no project' in resp.json()['unauthorized']['message']
     assert chain.show(server)['status'] == 'ACTIVE'
+
+
+def test_noauth2_serves_a_caller_that_names_nobody_as_the_admin(chain,
+                                                               server):
+    """noauth2, as the placement stub's and keystoneauth's ``none``
+    plugin: no identity and no token (or the plugin's ``notused``) is the
+    admin, in project ``admin``; a ``user:project`` token is that user
+    in that project, an admin only when the user is ``admin``."""
+    url = chain.service.url + '/v2.1'
+    for headers in ({}, {'X-Auth-Token': 'notused'},
+                    {'X-Auth-Token': 'admin:other'}):
+        resp = requests.get(url + '/servers/' + server, headers=headers,
+                            timeout=30)
+        assert resp.status_code == 200, (headers, resp.text)
+        resp = requests.get(url + '/servers?all_tenants=1', headers=headers,
+                            timeout=30)
+        assert server in [s['id'] for s in resp.json()['servers']]
+    resp = requests.get(url + '/servers/' + server, timeout=30,
+                        headers={'X-Auth-Token': 'u-demo:p-demo'})
+    assert resp.status_code == 200, resp.text
+    for token in ('mallory:p-other', 'mallory'):
+        resp = requests.get(url + '/servers/' + server, timeout=30,
+                            headers={'X-Auth-Token': token})
+        assert resp.status_code == 404, resp.text
+        resp = requests.get(url + '/servers?all_tenants=1', timeout=30,
+                            headers={'X-Auth-Token': token})
+        assert resp.status_code == 403, resp.text
 
 
 def test_a_failed_rebuild_can_be_rebooted_and_stopped(chain, server,
@@ -397,7 +431,8 @@ def test_an_offload_whose_arqs_cyborg_keeps_keeps_its_allocation(
     real = cyborg._CyborgClient.delete_arqs_for_instance
     monkeypatch.setattr(cyborg._CyborgClient, 'delete_arqs_for_instance',
                         refuse)
-    resp = chain.action(server, {'shelveOffload': None})
+    resp = chain.action(server, {'shelveOffload': None},
+                        headers=ADMIN_HEADERS)
     assert resp.status_code == 500, resp.text
     shelved = chain.show(server)
     assert (shelved['status'], shelved['OS-EXT-STS:task_state']) == (
@@ -406,7 +441,8 @@ def test_an_offload_whose_arqs_cyborg_keeps_keeps_its_allocation(
     assert chain.allocations(server) == allocations
     monkeypatch.setattr(cyborg._CyborgClient, 'delete_arqs_for_instance',
                         real)
-    assert chain.action(server, {'shelveOffload': None}).status_code == 202
+    assert chain.action(server, {'shelveOffload': None},
+                        headers=ADMIN_HEADERS).status_code == 202
     assert chain.show(server)['status'] == 'SHELVED_OFFLOADED'
     assert chain.cyborg_arqs(server) == []
     assert chain.allocations(server) == {}

@@ -17,6 +17,10 @@ from nova_shim import conf as shim_conf
 
 HEADERS = {'X-Project-Id': 'p-demo', 'X-User-Id': 'u-demo',
            'X-Roles': 'member,reader'}
+# An admin of the same project: what Nova's default policy keeps for
+# admins (shelveOffload, evacuate, the migrations' destinations).
+ADMIN_HEADERS = dict(HEADERS, **{'X-User-Id': 'u-admin',
+                                 'X-Roles': 'admin,member,reader'})
 # The program command: bitstreams named slow-* hang, bad-* fail.
 PROGRAM = ('sh -c \'case "$2" in *slow*) sleep 5;; *bad*) exit 1;; esac\' '
            'program')
@@ -44,6 +48,7 @@ class Chain:
         self.conf = shim_conf.build_conf(overrides={
             (None, 'state_path'): str(self.tmp_path / 'nova-shim'),
             (None, 'host'): 'nova-shim-compute',
+            ('api', 'auth_strategy'): 'noauth2',
             ('compute', 'hypervisor_hostnames'): hostnames,
             ('compute', 'api_port'): 0,
             ('placement', 'auth_type'): 'none',
@@ -118,8 +123,10 @@ class Chain:
             assert time.monotonic() < deadline, server
             time.sleep(0.05)
 
-    def action(self, server_id: str, body: dict) -> requests.Response:
-        return self.api('POST', '/servers/%s/action' % server_id, json=body)
+    def action(self, server_id: str, body: dict,
+               headers: dict | None = None) -> requests.Response:
+        return self.api('POST', '/servers/%s/action' % server_id, json=body,
+                        headers=headers or HEADERS)
 
     def allocations(self, server_id: str) -> dict:
         return self.service.deps.placement.get(

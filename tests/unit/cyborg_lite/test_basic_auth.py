@@ -10,7 +10,7 @@ import webob
 import webob.dec
 import webtest
 
-from cyborg_lite.api import auth
+from lite_common import auth
 from lite_common import identity_file
 from placement_stub import auth as placement_auth
 from placement_stub import conf as placement_conf
@@ -65,7 +65,8 @@ def test_quoted_names_and_lists_are_read(tmp_path):
 
 def test_a_password_bcrypt_cannot_take_is_401(user_file):
     app = webtest.TestApp(auth.BasicAuth(
-        _who, user_file, auth.IdentityMap({}, ['member'])))
+        _who, user_file, auth.IdentityMap({}, ['member']),
+        realm='cyborg-lite'))
     assert app.get('/', headers=_basic('alice', 'secret')).json == {
         'project': 'alice', 'roles': 'member'}
     for password in ('x' * 73, 'y' * 1000):
@@ -80,7 +81,6 @@ def test_the_placement_stub_answers_the_same_401(user_file):
     app = webtest.TestApp(placement_auth.BasicAuth(_who, conf))
     assert app.get('/x', headers=_basic('alice', 'secret')).status_int == 200
     app.get('/x', headers=_basic('alice', 'z' * 100), status=401)
-
 
 
 def _cpu_of_401(app, user, password):
@@ -101,7 +101,8 @@ def test_an_unknown_user_costs_what_a_wrong_password_costs(tmp_path,
         b'secret', bcrypt.gensalt(10)).decode())
     if service == 'cyborg-lite':
         app = webtest.TestApp(auth.BasicAuth(
-            _who, str(path), auth.IdentityMap({}, ['member'])))
+            _who, str(path), auth.IdentityMap({}, ['member']),
+            realm='cyborg-lite'))
     else:
         conf = placement_conf.build_conf(overrides={
             ('api', 'auth_strategy'): 'http_basic',

@@ -1,0 +1,58 @@
+"""Base rules that the API's rules build on, with Nova's names and check
+strings (Nova 34, secure RBAC), so that a policy file written for Nova
+works unchanged.
+
+The roles are Keystone's: ``admin`` implies ``manager``, which implies
+``member``, which implies ``reader``; ``service`` stands apart, for
+service users such as Cyborg's. Nova still lets an admin do what a
+service may (``service_or_admin``), and so does nova_shim.
+"""
+
+from oslo_policy import policy
+
+ADMIN = 'rule:context_is_admin'
+PROJECT_MANAGER_OR_ADMIN = 'rule:project_manager_or_admin'
+PROJECT_MEMBER_OR_ADMIN = 'rule:project_member_or_admin'
+PROJECT_READER_OR_ADMIN = 'rule:project_reader_or_admin'
+SERVICE_ROLE = 'rule:service_or_admin'
+
+RULES = [
+    policy.RuleDefault('context_is_admin', 'role:admin',
+                       description='Who is an administrator: sees and '
+                                   'acts on every project\'s servers.'),
+    policy.RuleDefault('project_manager_api',
+                       'role:manager and project_id:%(project_id)s',
+                       description='A manager of the project.'),
+    policy.RuleDefault('project_member_api',
+                       'role:member and project_id:%(project_id)s',
+                       description='A member of the project.'),
+    policy.RuleDefault('project_reader_api',
+                       'role:reader and project_id:%(project_id)s',
+                       description='A reader of the project.'),
+    policy.RuleDefault('service_api', 'role:service',
+                       description='A service user, such as Cyborg\'s.'),
+    policy.RuleDefault('project_manager_or_admin',
+                       'rule:project_manager_api or rule:context_is_admin',
+                       description='A manager of the project, or an '
+                                   'admin.'),
+    policy.RuleDefault('project_member_or_admin',
+                       'rule:project_member_api or rule:context_is_admin',
+                       description='A member of the project, or an admin.'),
+    policy.RuleDefault('project_reader_or_admin',
+                       'rule:project_reader_api or rule:context_is_admin',
+                       description='A reader of the project, or an admin.'),
+    policy.RuleDefault('service_or_admin',
+                       'rule:service_api or rule:context_is_admin',
+                       description='A service user, or an admin.'),
+]
+
+
+def project_rule(name: str, check_str: str, description: str,
+                 *operations: tuple[str, str]) -> policy.DocumentedRuleDefault:
+    """A rule of project-scoped tokens (as every Nova rule is) for the
+    ``(method, path)`` operations it guards."""
+    return policy.DocumentedRuleDefault(
+        name=name, check_str=check_str, description=description,
+        operations=[{'method': method, 'path': path}
+                    for method, path in operations],
+        scope_types=['project'])
