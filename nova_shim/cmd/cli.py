@@ -1,7 +1,12 @@
 """``nova-shim``: a small CLI over the nova_shim compute API.
 
 ``--url`` (or ``NOVA_SHIM_URL``; default ``http://127.0.0.1:8774/v2.1``)
-names the API; ``--project``/``--user`` the identity headers it sends.
+names the API. Credentials are keystoneauth's, as the ``openstack`` CLI
+takes them: ``--os-auth-type`` and the plugin's options, or the
+``OS_*`` variables of an openrc (``OS_AUTH_URL`` alone means
+``password``), or ``--os-token`` (``OS_TOKEN``), a token to send as it
+is. Without any, it calls an open (``noauth2``) API with identity
+headers: ``--project``/``--user``, and the admin role with ``--admin``.
 ``boot --device-profile DP [--flavor F] NAME`` boots a server from a
 configured flavor with ``accel:device_profile=DP`` added to its extra
 specs, and waits for ACTIVE or ERROR unless ``--no-wait``. Refused
@@ -21,6 +26,9 @@ import os
 import sys
 import time
 
+from keystoneauth1 import exceptions as ks_exceptions
+from keystoneauth1 import loading as ks_loading
+from keystoneauth1 import session as ks_session
 import requests
 
 DEFAULT_URL = 'http://127.0.0.1:8774/v2.1'
@@ -61,20 +69,38 @@ class CLIError(Exception):
 
 
 class Client:
+    """The API at ``url``, called with a keystoneauth plugin's token
+    (``auth``), a given token, or, for an open API, identity headers."""
+
     def __init__(self, url: str, project: str, user: str,
-                 admin: bool = False) -> None:
+                 admin: bool = False, auth=None,
+                 token: str | None = None) -> None:
         self.url = url.rstrip('/')
+        self.headers = {'OpenStack-API-Version': 'compute 2.82'}
+        self.keystone = None
+        if auth is not None:
+            self.keystone = ks_session.Session(auth=auth)
+        elif token:
+            self.headers['X-Auth-Token'] = token
+        else:
+            self.headers.update({
+                'X-Project-Id': project, 'X-User-Id': user,
+                'X-Roles': ('admin,member,reader' if admin
+                            else 'member,reader')})
         self.session = requests.Session()
-        self.session.headers.update({
-            'X-Project-Id': project, 'X-User-Id': user,
-            'X-Roles': 'admin,member,reader' if admin else 'member,reader',
-            'OpenStack-API-Version': 'compute 2.82'})
+        self.session.headers.update(self.headers)
+
+    def _send(self, method: str, url: str, **kw):
+        if self.keystone is None:
+            return self.session.request(method, url, timeout=60, **kw)
+        return self.keystone.request(url, method, headers=self.headers,
+                                     raise_exc=False, timeout=60, **kw)
 
     def call(self, method: str, path: str, ok=(200, 202, 204), **kw):
         try:
-            resp = self.session.request(method, self.url + path, timeout=60,
-                                        **kw)
-        except requests.RequestException as exc:
+            resp = self._send(method, self.url + path, **kw)
+        except (requests.RequestException,
+                ks_exceptions.ClientException) as exc:
             raise CLIError('cannot reach %s: %s' % (self.url, exc)) from exc
         if resp.status_code not in ok:
             try:
@@ -232,10 +258,15 @@ def _print_state(server: dict) -> None:
         server['OS-EXT-STS:task_state'], server['OS-EXT-STS:power_state']))
 
 
-def parser() -> argparse.ArgumentParser:
+def parser(argv: list[str] | None = None) -> argparse.ArgumentParser:
     top = argparse.ArgumentParser(prog='nova-shim', description=__doc__)
     top.add_argument('--url', default=os.environ.get('NOVA_SHIM_URL',
                                                      DEFAULT_URL))
+    ks_loading.register_auth_argparse_arguments(
+        top, argv or [],
+        default='password' if os.environ.get('OS_AUTH_URL') else None)
+    top.add_argument('--os-token', default=os.environ.get('OS_TOKEN'),
+                     help='a Keystone token to send as it is (OS_TOKEN)')
     top.add_argument('--project', default='demo')
     top.add_argument('--admin', action='store_true',
                      help='send the admin role as well')
@@ -300,8 +331,15 @@ def parser() -> argparse.ArgumentParser:
 
 
 def main(argv: list[str] | None = None) -> int:
-    args = parser().parse_args(sys.argv[1:] if argv is None else argv)
-    client = Client(args.url, args.project, args.user, args.admin)
+    argv = sys.argv[1:] if argv is None else argv
+    args = parser(argv).parse_args(argv)
+    try:
+        auth = ks_loading.load_auth_from_argparse_arguments(args)
+    except ks_exceptions.ClientException as exc:
+        print('ERROR: %s' % exc, file=sys.stderr)
+        return 1
+    client = Client(args.url, args.project, args.user, args.admin,
+                    auth=auth, token=args.os_token)
     try:
         if args.command == 'boot':
             return boot(client, args)

@@ -13,6 +13,7 @@ dave       proj-a       reader                 no
 svc        proj-a       service                no
 nova       service      admin                  yes (service token)
 cyborg     service      admin, service         (Placement, auth_token)
+placement  service      admin, service         (auth_token)
 =========  ===========  =====================  ==================
 
 and turns "alice, acting through Nova with a service token" into the
@@ -49,6 +50,7 @@ USERS = {
     'svc': ('proj-a', ['service'], []),
     'nova': ('service', ['admin'], ['service']),
     'cyborg': ('service', ['admin', 'service'], []),
+    'placement': ('service', ['admin', 'service'], []),
 }
 
 # user -> (scope, roles): a token scoped to the whole system or to the

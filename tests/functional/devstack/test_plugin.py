@@ -75,9 +75,10 @@ def test_post_config_writes_the_config(tmp_path):
         'http://192.0.2.10/identity')
     assert conf.get('keystone_authtoken',
                     'service_token_roles_required') == 'True'
+    # Its own service user, not Placement's or Nova's.
     for group in ('placement', 'nova'):
         assert conf.get(group, 'auth_type') == 'password'
-        assert conf.get(group, 'username') == group
+        assert conf.get(group, 'username') == 'cyborg'
         assert conf.get(group, 'password') == 'service-secret'
         assert conf.get(group, 'project_name') == 'service'
     assert conf.get('agent', 'resource_provider_name') == os.uname()[1]

@@ -2,20 +2,25 @@
 
 The commands and configuration files are read from the literal blocks
 (and, for nova_shim, the inline literals) of that section of README.rst,
-so that a change there that breaks a deployment fails here. What a
-loopback test must change is changed explicitly, by the tables below:
-host names and ports (loopback, free ports), the paths under ``/etc``,
-``/var/log`` and ``/run`` (a temporary directory), the database and
-RabbitMQ URLs (``tools/test-setup.sh``'s servers), the options a closed
-loopback network sets instead of Keystone's (``noauth``, ``noauth2``,
-``auth_type = none``), per-run RPC topics (the broker is shared), the
-agent's sysfs root (a fixture tree of a T4 host) and the libvirt URI
-(``test:///default``: there is no hypervisor here).
+so that a change there that breaks a deployment fails here. Every
+service runs as README configures it, in keystone mode, against the real
+Keystone of the tests (its service users ``placement``, ``cyborg`` and
+``nova`` have the ``service`` role). What a loopback test must change is
+changed explicitly, by the tables below: host names and ports (loopback,
+free ports), Keystone's URL and each service user's password, the paths
+under ``/etc``, ``/var/log`` and ``/run`` (a temporary directory), the
+database and RabbitMQ URLs (``tools/test-setup.sh``'s servers),
+Placement's endpoint (this Keystone's catalog has none), per-run RPC
+topics (the broker is shared), the agent's sysfs root (a fixture tree of
+a T4 host) and the libvirt URI (``test:///default``: there is no
+hypervisor here).
 
-Then a Nova-style lifecycle: a device profile, ``nova-shim ... boot
---device-profile``, the server ACTIVE with its ARQ Bound, its deletion
-(ARQ gone, Placement allocation freed), and the ARQ lifecycle that Nova
-drives itself (create, bind as a service, poll ``?instance=&bind_state=
+Then a Nova-style lifecycle with Keystone tokens: a device profile (an
+admin's), ``nova-shim ... boot --device-profile`` with a member's
+openrc, the server ACTIVE with its ARQ Bound (the conductor's event
+reached the compute API with its own token), its deletion (ARQ gone,
+Placement allocation freed), and the ARQ lifecycle that Nova drives
+itself (create, bind with a service token, poll ``?instance=&bind_state=
 resolved``, delete). Last, every process gets SIGTERM and must exit
 within 6 s.
 """
@@ -38,6 +43,7 @@ import requests
 from tests.fixtures import databases
 from tests.fixtures import processes
 from tests.fixtures import sysfs_tree
+from tests.functional.auth import conftest as identities
 from tests.functional.multiprocess import conftest
 
 REPO = os.path.dirname(os.path.dirname(os.path.dirname(os.path.dirname(
@@ -49,13 +55,8 @@ SECTION = 'Production mode'
 AGENT_TREE = 't4_vgpu'
 DEVICE_PROFILE = 'readme-vgpu'
 STOP_WITHIN = 6.0
-ADMIN = {'X-Project-Id': 'admin-project', 'X-User-Id': 'admin',
-         'X-Roles': 'admin,member,reader'}
-USER = {'X-Project-Id': 'p-readme', 'X-User-Id': 'u-readme',
-        'X-Roles': 'member,reader'}
-# Nova's identity when it acts for a user: the user's token and a
-# service token.
-SERVICE = dict(USER, **{'X-Service-Roles': 'service'})
+# The member whose openrc boots the guest.
+USER = 'alice'
 
 
 # -- reading README.rst ------------------------------------------------
@@ -110,12 +111,6 @@ def literal_blocks(text: str) -> list[str]:
         else:
             i += 1
     return blocks
-
-
-def inline_literals(text: str) -> list[str]:
-    """The ````inline literals```` of a text, whitespace collapsed."""
-    return [' '.join(lit.split())
-            for lit in re.findall(r'``(.+?)``', text, flags=re.S)]
 
 
 def commands(block: str) -> list[tuple[dict[str, str], list[str]]]:
@@ -226,28 +221,6 @@ def _ini_value(value) -> str:
     return str(value)
 
 
-def nova_shim_options(text: str) -> tuple[dict, set]:
-    """What step 6 says of nova-shim.conf: ``({(group, option): value},
-    {(group, option)})``, the options it gives values and those it only
-    names, read from its inline literals in order (``[group] option =
-    value``, ``[group] a``/``b``, and ``option = value`` after
-    ``[group]``)."""
-    values, named = {}, set()
-    group = None
-    for lit in inline_literals(text):
-        match = re.match(r'^\[(\w+)\]\s*(.*)$', lit)
-        if match:
-            group, rest = match.groups()
-        else:
-            rest = lit
-        option = re.match(r'^(\w+) = (\S+)$', rest)
-        if option and group:
-            values[(group, option.group(1))] = option.group(2)
-        elif group and re.match(r'^\w+(/\w+)*$', rest):
-            named.update((group, name) for name in rest.split('/'))
-    return values, named
-
-
 def test_readme_config_blocks_are_read_as_written():
     """oslo.config takes the rest of an option's line as its value; a
     README block with a trailing comment would hand it to the service."""
@@ -274,9 +247,10 @@ class ReadmeDeployment:
     """The services of README.rst's production mode, one process each,
     started by its commands."""
 
-    def __init__(self, tmp: str, rabbit_url: str) -> None:
+    def __init__(self, tmp: str, rabbit_url: str, keystone) -> None:
         self.tmp = tmp
         self.rabbit_url = rabbit_url
+        self.keystone = keystone
         self.group = processes.ProcessGroup(tmp)
         self.stack = contextlib.ExitStack()
         self.suffix = uuid.uuid4().hex[:8]
@@ -298,11 +272,13 @@ class ReadmeDeployment:
             'compute.example.com:8774': '127.0.0.1:%d' % self.nova_port,
             '--port 8778': '--port %d' % self.placement_port,
             '--host 0.0.0.0': '--host 127.0.0.1',
+            'https://keystone.example.com/v3': self.keystone.url,
             # Servers: tools/test-setup.sh's, a database each.
             'rabbit://cyborg:PASS@rabbit.example.com:5672/': self.rabbit_url,
             'postgresql+psycopg://cyborg:PASS@db/cyborg_lite': self.cyborg_db,
             'postgresql+psycopg://placement:PASS@db/placement':
                 self.placement_db,
+            'postgresql+psycopg://nova:PASS@db/nova_shim': self.nova_db,
             # Paths.
             '/etc/cyborg-lite/': etc + '/cyborg-lite/',
             '/etc/placement-stub/': etc + '/placement-stub/',
@@ -310,6 +286,19 @@ class ReadmeDeployment:
             '/var/log/cyborg-lite/': os.path.join(self.tmp, 'log') + '/',
             '/run/placement-stub/': os.path.join(self.tmp, 'run') + '/',
         }
+
+    def credentials(self, block: str) -> dict[tuple[str, str], str]:
+        """The password of each section's service user in this Keystone
+        (README's ``PASS``), as :func:`edit_ini` changes."""
+        values = ini_values(block)
+        return {(section, 'password'): identities.PASSWORD % user
+                for (section, option), user in values.items()
+                if option == 'username'
+                and values.get((section, 'password')) == 'PASS'}
+
+    def headers(self, user: str, service: bool = False) -> dict:
+        """A Keystone user's token (and Nova's service token)."""
+        return self.keystone.headers(user, service)
 
     def sub(self, text: str) -> str:
         for old, new in self._replacements().items():
@@ -370,10 +359,11 @@ class ReadmeDeployment:
         [conf_block] = ini_blocks(text)
         assert ini_values(conf_block)[('placement', 'sync_on_startup')] == \
             'false'
+        assert ini_values(conf_block)[('api', 'auth_strategy')] == \
+            'keystone'
         conf = self.sub('/etc/placement-stub/placement-stub.conf')
-        self.write(conf, edit_ini(self.sub(conf_block), {
-            # A closed loopback network: no Keystone.
-            ('api', 'auth_strategy'): 'noauth2'}))
+        self.write(conf, edit_ini(self.sub(conf_block),
+                                  self.credentials(conf_block)))
         env, argv = self.argv(find_command(text, 'placement-stub-manage'))
         self.group.run(argv, env=env)
         # placement-stub-api's line must at least name real options.
@@ -389,10 +379,11 @@ class ReadmeDeployment:
     def _cyborg_conf(self, text: str) -> None:
         [conf_block] = ini_blocks(text)
         self.conf = self.sub('/etc/cyborg-lite/cyborg-lite.conf')
+        assert ini_values(conf_block)[('api', 'auth_strategy')] == \
+            'keystone'
         self.write(self.conf, edit_ini(self.sub(conf_block), {
-            # A closed loopback network: no Keystone.
-            ('api', 'auth_strategy'): 'noauth',
-            ('placement', 'auth_type'): 'none',
+            **self.credentials(conf_block),
+            # This Keystone's catalog has no Placement.
             ('placement', 'endpoint_override'): self.placement_url,
             # The broker is shared with other test runs.
             ('conductor', 'topic'): 'cyborg-lite-conductor-' + self.suffix,
@@ -425,44 +416,31 @@ class ReadmeDeployment:
         self.group._remember(self.api.pid)
 
     def _nova_shim(self, text: str) -> None:
-        values, named = nova_shim_options(text)
-        conf = {key: self.sub(value) for key, value in values.items()}
-        for key in named:
-            conf.setdefault(key, None)
-        conf.update({
-            ('compute', 'hypervisor_hostnames'): self.agent_host(),
+        [conf_block] = ini_blocks(text)
+        values = ini_values(conf_block)
+        assert values[('api', 'auth_strategy')] == 'keystone'
+        # The host whose agent step 7 starts.
+        assert values[('compute', 'hypervisor_hostnames')] == \
+            self.agent_host()
+        assert self.sub(values[('cyborg', 'endpoint_override')]) == \
+            self.cyborg_url + '/v2'
+        env, argv = self.argv(find_command(text, 'nova-shim-compute'))
+        path = argv[argv.index('--config-file') + 1]
+        self.write(path, edit_ini(self.sub(conf_block), {
+            **self.credentials(conf_block),
             ('compute', 'api_host'): '127.0.0.1',
             ('compute', 'api_port'): self.nova_port,
-            ('database', 'connection'): self.nova_db,
             # No hypervisor here: libvirt's in-memory test driver.
             ('libvirt', 'connection_uri'): 'test:///default',
-            ('placement', 'auth_type'): 'none',
-            ('placement', 'endpoint_override'): self.placement_url,
-        })
-        missing = [key for key, value in conf.items() if value is None]
-        assert not missing, missing
-        assert set(conf) - set(values) - named <= {
-            ('placement', 'auth_type'), ('placement', 'endpoint_override')}
-        assert conf[('cyborg', 'endpoint_override')] == \
-            self.cyborg_url + '/v2'
-        [command] = [lit for lit in inline_literals(text)
-                     if lit.startswith('nova-shim-compute ')]
-        env, argv = self.argv((
-            {}, shlex.split(command)))
-        path = argv[argv.index('--config-file') + 1]
-        sections: dict[str, dict] = {}
-        for (group, option), value in conf.items():
-            sections.setdefault(group, {})[option] = value
-        os.makedirs(os.path.dirname(path), exist_ok=True)
-        processes.write_config(path, sections)
+            # This Keystone's catalog has no Placement.
+            ('placement', 'endpoint_override'): self.placement_url}))
         self.nova_shim = self.group.start('nova-shim-compute', argv,
                                           env=env)
         self.nova_shim.wait_for_line(r'compute API at http://\S+/v2\.1',
                                      timeout=60)
         self.nova_shim.wait_for_http(
             'http://127.0.0.1:%d/healthcheck' % self.nova_port)
-        [self.boot_command] = [lit for lit in inline_literals(text)
-                               if lit.startswith('nova-shim --url')]
+        self.boot_command = find_command(text, 'nova-shim', 'boot')
 
     def agent_host(self) -> str:
         [block] = ini_blocks(self.steps[7])
@@ -530,27 +508,32 @@ def _is_child(ps: psutil.Process, parent: int) -> bool:
 
 
 @pytest.fixture(scope='module')
-def deployment(tmp_path_factory):
+def deployment(tmp_path_factory, request):
     conftest.require_servers()
     pytest.importorskip('libvirt')
+    keystone = identities.keystone_identities(
+        request.getfixturevalue('keystone'))
     with processes.running(ReadmeDeployment(
             str(tmp_path_factory.mktemp('readme-production')),
-            os.environ[conftest.RABBIT_ENV])) as dep:
+            os.environ[conftest.RABBIT_ENV], keystone)) as dep:
         yield dep
 
 
 # -- the tests ---------------------------------------------------------
 
 
-def cyborg(dep, method, path, headers=ADMIN, **kwargs):
+def cyborg(dep, method, path, headers=None, **kwargs):
+    """A call to the cyborg-lite API, with the admin's token unless
+    ``headers`` are given."""
     kwargs.setdefault('timeout', 30)
     return requests.request(method, dep.cyborg_url + '/v2' + path,
-                            headers=headers, **kwargs)
+                            headers=headers or dep.headers('admin'),
+                            **kwargs)
 
 
 def placement(dep, path):
-    resp = requests.get(dep.placement_url + path, timeout=30, headers={
-        'X-Auth-Token': 'admin', 'OpenStack-API-Version': 'placement 1.36'})
+    resp = requests.get(dep.placement_url + path, timeout=30, headers=dict(
+        dep.headers('admin'), **{'OpenStack-API-Version': 'placement 1.36'}))
     assert resp.status_code == 200, resp.text
     return resp.json()
 
@@ -598,10 +581,17 @@ def test_nova_boot_lifecycle(deployment):
     ensure_profile(deployment)
     rp_uuid = vgpu_deployable(deployment)['rp_uuid']
     name = 'readme-' + uuid.uuid4().hex[:6]
-    words = shlex.split(deployment.sub(deployment.boot_command))
+    env, words = deployment.boot_command
+    words = shlex.split(deployment.sub(shlex.join(words)))
     assert words[-3:] == ['--device-profile', 'DP', 'NAME'], words
     argv = processes.script(words[0]) + words[1:-2] + [DEVICE_PROFILE, name]
-    out = deployment.group.run(argv, timeout=120)
+    # The member's openrc.
+    openrc = dict(env, OS_AUTH_URL=deployment.keystone.url, OS_USERNAME=USER,
+                  OS_PASSWORD=identities.PASSWORD % USER,
+                  OS_PROJECT_NAME=identities.USERS[USER][0],
+                  OS_USER_DOMAIN_NAME='Default',
+                  OS_PROJECT_DOMAIN_NAME='Default')
+    out = deployment.group.run(argv, timeout=120, env=openrc)
     fields = dict(re.findall(r'^(\S+)\s+(.*)$', out, flags=re.M))
     assert fields['status'] == 'ACTIVE', out
     server_id = fields['id']
@@ -623,12 +613,10 @@ def test_nova_boot_lifecycle(deployment):
 
     cli = words[:-4]
     deployment.group.run(processes.script(cli[0]) + cli[1:] + [
-        'delete', name], timeout=60)
+        'delete', name], timeout=60, env=openrc)
     deadline = time.monotonic() + 30
     while requests.get('%s/servers/%s' % (deployment.nova_url, server_id),
-                       headers={'X-Project-Id': 'demo',
-                                'X-User-Id': 'demo',
-                                'X-Roles': 'member,reader'},
+                       headers=deployment.headers(USER),
                        timeout=10).status_code != 404:
         assert time.monotonic() < deadline
         time.sleep(0.1)
@@ -647,7 +635,10 @@ def test_arq_lifecycle_as_nova_drives_it(deployment):
     ensure_profile(deployment)
     rp_uuid = vgpu_deployable(deployment)['rp_uuid']
     instance = str(uuid.uuid4())
-    resp = cyborg(deployment, 'POST', '/accelerator_requests', headers=USER,
+    user = deployment.headers(USER)
+    # Nova acting for the user: the user's token and Nova's service token.
+    service = deployment.headers(USER, service=True)
+    resp = cyborg(deployment, 'POST', '/accelerator_requests', headers=user,
                   json={'device_profile_name': DEVICE_PROFILE})
     assert resp.status_code == 201, resp.text
     [arq] = resp.json()['arqs']
@@ -658,14 +649,14 @@ def test_arq_lifecycle_as_nova_drives_it(deployment):
         {'op': 'add', 'path': '/instance_uuid', 'value': instance}]}
     # Without the service role a bind is refused.
     assert cyborg(deployment, 'PATCH', '/accelerator_requests',
-                  headers=USER, json=patch).status_code == 403
+                  headers=user, json=patch).status_code == 403
     resp = cyborg(deployment, 'PATCH', '/accelerator_requests',
-                  headers=SERVICE, json=patch)
+                  headers=service, json=patch)
     assert resp.status_code == 202, resp.text
     deadline = time.monotonic() + 30
     while True:
         resp = cyborg(deployment, 'GET', '/accelerator_requests',
-                      headers=SERVICE, params={'instance': instance,
+                      headers=service, params={'instance': instance,
                                                'bind_state': 'resolved'})
         if resp.status_code != 423:
             break
@@ -676,10 +667,10 @@ def test_arq_lifecycle_as_nova_drives_it(deployment):
     assert bound['state'] == 'Bound'
     assert bound['attach_handle_type'] == 'MDEV'
     resp = cyborg(deployment, 'DELETE', '/accelerator_requests',
-                  headers=SERVICE, params={'instance': instance})
+                  headers=service, params={'instance': instance})
     assert resp.status_code == 204, resp.text
     assert cyborg(deployment, 'GET', '/accelerator_requests/' + arq['uuid'],
-                  headers=SERVICE).status_code == 404
+                  headers=service).status_code == 404
 
 
 def test_every_process_stops_on_sigterm(deployment):
