@@ -12,11 +12,13 @@ forger would (``X-Roles: admin``, ``X-Service-Roles: service``), which
 must change nothing.
 """
 
+import time
 import uuid
 
 import pytest
 import requests
 
+from nova_shim.compute import servers
 from nova_shim.compute.service import ComputeService
 from nova_shim import conf as shim_conf
 from placement_stub.fixture import PlacementFixture
@@ -61,10 +63,18 @@ def _call(service, user, method, path, body=None, service_token=False,
 
 
 def _boot(service, user):
+    """A server of ``user``'s project, once ACTIVE."""
     resp = service.call(user, 'POST', '/servers', {'server': {
         'name': 'auth-%s' % user, 'flavor': FLAVOR}})
     assert resp.status_code == 202, resp.text
-    return resp.json()['server']['id']
+    server = resp.json()['server']['id']
+    deadline = time.monotonic() + 30
+    while True:
+        shown = service.call(user, 'GET', '/servers/' + server).json()
+        if shown['server']['status'] == 'ACTIVE':
+            return server
+        assert time.monotonic() < deadline, shown
+        time.sleep(0.05)
 
 
 def _listed(resp):
@@ -330,3 +340,26 @@ def test_http_basic_events_are_a_services(basic_compute, user, status):
         'events': [{'name': 'network-changed',
                     'server_uuid': basic_compute.servers['alice']}]})
     assert resp.status_code == status, resp.text
+
+
+@pytest.mark.parametrize('action', sorted(servers.ACTIONS))
+def test_every_action_is_guarded(compute, action):
+    """Each action the API knows: another project's member gets a 404, a
+    reader of the project a 403 naming the action's rule, and nothing
+    changes."""
+    server = compute.servers['alice']
+    rule = servers.ACTIONS[action][0]
+    for user, status in (('bob', 404), ('dave', 403), ('svc', 403)):
+        resp = compute.call(user, 'POST', '/servers/%s/action' % server,
+                            {action: ACTION_BODIES.get(action)})
+        assert resp.status_code == status, (user, resp.text)
+        if status == 403:
+            assert rule in resp.json()['forbidden']['message']
+    show = compute.call('alice', 'GET', '/servers/' + server)
+    assert show.json()['server']['status'] == 'ACTIVE'
+
+
+def test_flavors_need_a_token_and_no_role(compute):
+    for user in ('alice', 'dave', 'svc'):
+        assert compute.call(user, 'GET', '/flavors').status_code == 200
+    assert compute.call(None, 'GET', '/flavors').status_code == 401
