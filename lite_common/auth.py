@@ -28,6 +28,7 @@ import sys
 
 from keystoneauth1 import exceptions as ks_exceptions
 from keystoneauth1 import loading as ks_loading
+from oslo_config import cfg
 from oslo_middleware import basic_auth
 from oslo_middleware import exceptions as middleware_exceptions
 import webob.exc
@@ -51,6 +52,39 @@ IDENTITY_HEADERS = (
     'HTTP_X_DOMAIN_ID', 'HTTP_X_DOMAIN_NAME', 'HTTP_X_IDENTITY_STATUS',
     'HTTP_X_SERVICE_IDENTITY_STATUS', 'HTTP_X_IS_ADMIN_PROJECT',
     'HTTP_X_SERVICE_CATALOG')
+
+
+def strategy_opts(open_strategy: str, open_identity: str, user_file: str,
+                  default_roles: list[str], service: str) -> list[cfg.Opt]:
+    """The ``[api]`` options of the strategies, for ``service``: the
+    choice (``keystone`` by default, ``http_basic``, or the open mode
+    ``open_strategy``, whose callers' identity ``open_identity`` says
+    where it comes from) and http_basic's files and default roles."""
+    return [
+        cfg.StrOpt('auth_strategy', default='keystone',
+                   choices=[('keystone', 'keystonemiddleware auth_token, '
+                                         'with [keystone_authtoken]'),
+                            ('http_basic', 'HTTP basic auth against an '
+                                           'htpasswd file'),
+                            (open_strategy, 'open: ' + open_identity)],
+                   help='How %s authenticates requests: keystone, as the '
+                        'service it imitates; %s serves any caller (the '
+                        'all-in-one and the tests set it, on loopback) and '
+                        'says so at start-up.' % (service, open_strategy)),
+        cfg.StrOpt('http_basic_auth_user_file', default=user_file,
+                   help='htpasswd file (bcrypt) for auth_strategy '
+                        'http_basic.'),
+        cfg.StrOpt('http_basic_identity_file',
+                   help='With http_basic, a YAML file mapping each user '
+                        'name to its project_id, user_id, roles and '
+                        'service_roles. A user missing from it (or every '
+                        'user, when unset) acts in a project named like the '
+                        'user, with http_basic_default_roles and no service '
+                        'roles.'),
+        cfg.ListOpt('http_basic_default_roles', default=default_roles,
+                    help='With http_basic, the roles of a user that '
+                         'http_basic_identity_file does not name.'),
+    ]
 
 
 class AuthConfigError(ValueError):
@@ -227,6 +261,24 @@ class PublicPathBypass:
         if environ.get('PATH_INFO', '') in self.public_paths:
             return self.public_app(environ, start_response)
         return self.authenticated_app(environ, start_response)
+
+
+def authenticate(app, conf, realm, public_paths, public_app=None,
+                 unauthorized=None):
+    """``app`` behind the strategy of ``conf`` that authenticates
+    (``keystone`` or ``http_basic``), but for ``public_paths``, which go
+    to ``public_app`` (``app`` itself by default) without credentials.
+    ``realm`` and ``unauthorized`` are http_basic's challenge and 401
+    (see :class:`BasicAuth`). AuthConfigError when the strategy lacks
+    what it needs."""
+    if conf.api.auth_strategy == 'keystone':
+        authed = keystone_auth_token(app, conf)
+    else:
+        identities = IdentityMap.load(conf.api.http_basic_identity_file,
+                                      conf.api.http_basic_default_roles)
+        authed = BasicAuth(app, conf.api.http_basic_auth_user_file,
+                           identities, realm=realm, unauthorized=unauthorized)
+    return PublicPathBypass(authed, public_app or app, public_paths)
 
 
 def open_access_warning(service, url, conf_file, open_strategy):

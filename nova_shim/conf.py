@@ -31,6 +31,8 @@ from keystoneauth1 import loading as ks_loading
 from oslo_config import cfg
 from oslo_policy import opts as policy_opts
 
+from lite_common import auth as common_auth
+
 CYBORG_GROUP = 'cyborg'
 PLACEMENT_GROUP = 'placement'
 GLANCE_GROUP = 'glance'
@@ -45,32 +47,10 @@ API_GROUP = 'api'
 # where there is none.
 DEFAULT_POLICY_FILE = 'policy.yaml'
 
-API_OPTS = [
-    cfg.StrOpt('auth_strategy', default='keystone',
-               choices=[('keystone', 'keystonemiddleware auth_token, with '
-                                     '[keystone_authtoken], as Nova'),
-                        ('http_basic', 'HTTP basic auth against an '
-                                       'htpasswd file'),
-                        ('noauth2', 'open: identity from X-Project-Id, '
-                                    'X-User-Id and X-Roles headers, or a '
-                                    '"user:project" token')],
-               help='How the compute API authenticates requests. keystone, '
-                    'as Nova; noauth2 serves any caller (the all-in-one '
-                    'and the tests set it, on loopback) and says so at '
-                    'start-up.'),
-    cfg.StrOpt('http_basic_auth_user_file',
-               default='/etc/nova-shim/htpasswd',
-               help='htpasswd file (bcrypt) for auth_strategy http_basic.'),
-    cfg.StrOpt('http_basic_identity_file',
-               help='With http_basic, a YAML file mapping each user name '
-                    'to its project_id, user_id, roles and service_roles. '
-                    'A user missing from it (or every user, when unset) '
-                    'acts in a project named like the user, with '
-                    'http_basic_default_roles and no service roles.'),
-    cfg.ListOpt('http_basic_default_roles', default=['member', 'reader'],
-                help='With http_basic, the roles of a user that '
-                     'http_basic_identity_file does not name.'),
-]
+API_OPTS = common_auth.strategy_opts(
+    'noauth2', 'identity from X-Project-Id, X-User-Id and X-Roles headers, '
+    'or a "user:project" token', '/etc/nova-shim/htpasswd',
+    ['member', 'reader'], 'the compute API')
 
 SCHEDULER_OPTS = [
     cfg.IntOpt('max_attempts', default=3, min=1,

@@ -21,21 +21,16 @@ at start-up with one line (:class:`~lite_common.auth.AuthConfigError`).
 import webob.exc
 
 from lite_common import auth as common_auth
-from lite_common import identity_file
 
 SERVICE = 'placement-stub'
 CONF_FILE = 'placement-stub.conf'
 # The version document needs no credentials, as in Placement.
 PUBLIC_PATHS = ('', '/')
+OPEN_STRATEGY = 'noauth2'
 
 
-def load_identities(path):
-    """The users of the identity file, checked as the other services
-    check theirs (:func:`lite_common.identity_file.read`)."""
-    return identity_file.read(path) if path else {}
-
-
-def _unauthorized(environ, start_response):
+def unauthorized(environ, start_response):
+    """Placement's 401, in its JSON error format."""
     environ['HTTP_ACCEPT'] = 'application/json'
     resp = webob.exc.HTTPUnauthorized(json_formatter=_json_error)
     return resp(environ, start_response)
@@ -47,33 +42,14 @@ def _json_error(body, status, title, environ):
                                   'authentication.'}]}
 
 
-class BasicAuth(common_auth.BasicAuth):
-    """Basic auth everywhere but the version document at ``/``."""
-
-    def __init__(self, app, conf):
-        identities = common_auth.IdentityMap.load(
-            conf.api.http_basic_identity_file,
-            conf.api.http_basic_default_roles)
-        super().__init__(app, conf.api.http_basic_auth_user_file,
-                         identities, realm=SERVICE,
-                         unauthorized=_unauthorized)
-
-    def __call__(self, environ, start_response):
-        if environ.get('PATH_INFO', '/') in PUBLIC_PATHS:
-            return self.app(environ, start_response)
-        return super().__call__(environ, start_response)
-
-
 def wrap(app, conf):
     """The configured authentication around ``app``; AuthConfigError
     when it lacks what it needs."""
-    strategy = conf.api.auth_strategy
-    if strategy == 'keystone':
-        return common_auth.PublicPathBypass(
-            common_auth.keystone_auth_token(app, conf), app, PUBLIC_PATHS)
-    if strategy == 'http_basic':
-        return BasicAuth(app, conf)
-    return app
+    if conf.api.auth_strategy == OPEN_STRATEGY:
+        return app
+    return common_auth.authenticate(app, conf, realm=SERVICE,
+                                    public_paths=PUBLIC_PATHS,
+                                    unauthorized=unauthorized)
 
 
 def warn_if_open(conf, url, stream=None):
@@ -81,4 +57,4 @@ def warn_if_open(conf, url, stream=None):
     when the stub at ``url`` serves anonymous callers (``noauth2``);
     return the line, or None when it authenticates them."""
     return common_auth.warn_if_open(conf, SERVICE, url, CONF_FILE,
-                                    'noauth2', stream=stream)
+                                    OPEN_STRATEGY, stream=stream)

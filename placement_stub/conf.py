@@ -13,6 +13,8 @@ from oslo_db import options as db_options
 from oslo_middleware import cors
 from oslo_policy import opts as policy_opts
 
+from lite_common import auth as common_auth
+
 API_GROUP = 'api'
 DB_GROUP = 'placement_database'
 DEFAULT_SQLITE = 'sqlite:///placement_stub.sqlite'
@@ -21,24 +23,10 @@ DEFAULT_SQLITE = 'sqlite:///placement_stub.sqlite'
 DEFAULT_POLICY_FILE = 'policy.yaml'
 
 API_OPTS = [
-    cfg.StrOpt('auth_strategy', default='keystone',
-               choices=[('noauth2', 'identity from X-Project-Id, X-User-Id '
-                                    'and X-Roles headers'),
-                        ('keystone', 'keystonemiddleware auth_token'),
-                        ('http_basic', 'HTTP basic auth against an '
-                                       'htpasswd file')],
-               help='How requests are authenticated. keystone, as in '
-                    'Placement; noauth2 serves any caller (the all-in-one '
-                    'and the tests set it, on loopback).'),
-    cfg.StrOpt('http_basic_auth_user_file',
-               default='/etc/placement-stub/htpasswd',
-               help='htpasswd file (bcrypt) for auth_strategy http_basic.'),
-    cfg.StrOpt('http_basic_identity_file',
-               help='With http_basic, a YAML file mapping each user name '
-                    'to its project_id, user_id and roles.'),
-    cfg.ListOpt('http_basic_default_roles', default=['reader'],
-                help='With http_basic, the roles of a user that '
-                     'http_basic_identity_file does not name.'),
+    *common_auth.strategy_opts(
+        'noauth2', 'identity from X-Project-Id, X-User-Id and X-Roles '
+        'headers, or a "user:project" token', '/etc/placement-stub/htpasswd',
+        ['reader'], 'the placement stub'),
     cfg.StrOpt('host', default='127.0.0.1',
                help='Address placement-stub-api listens on.'),
     cfg.PortOpt('port', default=8778,

@@ -11,6 +11,7 @@ prints it and stops), rather than answering every request 500.
 import os
 
 from lite_common import auth as common_auth
+from lite_common import wsgi_entry
 
 from placement_stub import auth
 from placement_stub import conf as conf_lib
@@ -42,11 +43,5 @@ def init_application():
     return app
 
 
-def __getattr__(name):
-    # PEP 562: ``application`` is built on the server's first look.
-    if name != 'application':
-        raise AttributeError('module %r has no attribute %r'
-                             % (__name__, name))
-    application = init_application()
-    globals()['application'] = application
-    return application
+# PEP 562: ``application`` is built on the server's first look.
+__getattr__ = wsgi_entry.built_on_first_look(globals(), init_application)

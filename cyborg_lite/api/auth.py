@@ -89,20 +89,11 @@ class ContextMiddleware:
 def wrap(app, conf):
     """Compose the configured authentication around ``app``;
     AuthConfigError when it lacks what it needs."""
-    strategy = conf.api.auth_strategy
-    if strategy == 'noauth':
+    if conf.api.auth_strategy == 'noauth':
         return ContextMiddleware(app, conf, defaults=True)
-    with_context = ContextMiddleware(app, conf, defaults=False)
-    if strategy == 'keystone':
-        authed = common_auth.keystone_auth_token(with_context, conf)
-    else:
-        identities = common_auth.IdentityMap.load(
-            conf.api.http_basic_identity_file,
-            conf.api.http_basic_default_roles)
-        authed = common_auth.BasicAuth(
-            with_context, conf.api.http_basic_auth_user_file, identities,
-            realm='cyborg-lite')
-    return common_auth.PublicPathBypass(authed, with_context, PUBLIC_PATHS)
+    return common_auth.authenticate(
+        ContextMiddleware(app, conf, defaults=False), conf,
+        realm='cyborg-lite', public_paths=PUBLIC_PATHS)
 
 
 def open_access_warning(conf, url):

@@ -18,6 +18,7 @@ import os
 import warnings
 
 from lite_common import auth as common_auth
+from lite_common import wsgi_entry
 
 # As the console scripts do (cyborg_lite.cmd): hide oslo.service's
 # warning that eventlet, which cyborg-lite never uses, is deprecated.
@@ -60,11 +61,5 @@ def init_application():
     return application
 
 
-def __getattr__(name):
-    # PEP 562: ``application`` is built on the server's first look.
-    if name != 'application':
-        raise AttributeError('module %r has no attribute %r'
-                             % (__name__, name))
-    application = init_application()
-    globals()['application'] = application
-    return application
+# PEP 562: ``application`` is built on the server's first look.
+__getattr__ = wsgi_entry.built_on_first_look(globals(), init_application)

@@ -2,6 +2,8 @@
 
 from oslo_config import cfg
 
+from lite_common import auth as common_auth
+
 GROUP = 'api'
 
 OPTS = [
@@ -13,25 +15,10 @@ OPTS = [
                help='Base URL used in resource links, for example '
                     'https://cloud.example.com. Defaults to the request '
                     'host URL.'),
-    cfg.StrOpt('auth_strategy', default='keystone',
-               choices=[('noauth', 'identity from X-Project-Id, X-User-Id, '
-                                   'X-Roles and X-Service-Roles headers'),
-                        ('keystone', 'keystonemiddleware auth_token'),
-                        ('http_basic', 'HTTP basic auth against an '
-                                       'htpasswd file')],
-               help='How the API authenticates requests.'),
-    cfg.StrOpt('http_basic_auth_user_file',
-               default='/etc/cyborg-lite/htpasswd',
-               help='htpasswd file (bcrypt) for auth_strategy http_basic.'),
-    cfg.StrOpt('http_basic_identity_file',
-               help='With http_basic, a YAML file mapping each user name '
-                    'to its project_id, user_id, roles and service_roles. '
-                    'A user missing from it (or every user, when unset) '
-                    'acts in a project named like the user, with '
-                    'http_basic_default_roles and no service roles.'),
-    cfg.ListOpt('http_basic_default_roles', default=['member', 'reader'],
-                help='With http_basic, the roles of a user that '
-                     'http_basic_identity_file does not name.'),
+    *common_auth.strategy_opts(
+        'noauth', 'identity from X-Project-Id, X-User-Id, X-Roles and '
+        'X-Service-Roles headers', '/etc/cyborg-lite/htpasswd',
+        ['member', 'reader'], 'the API'),
     cfg.ListOpt('noauth_default_roles', default=['admin', 'member', 'reader'],
                 help='With noauth, the roles of a request that sends no '
                      'X-Roles header.'),

@@ -69,20 +69,11 @@ class WithoutIdentity:
 def wrap(app, conf):
     """The configured authentication around ``app``;
     AuthConfigError when it lacks what it needs."""
-    strategy = conf.api.auth_strategy
-    if strategy == OPEN_STRATEGY:
+    if conf.api.auth_strategy == OPEN_STRATEGY:
         return app
-    if strategy == 'keystone':
-        authed = common_auth.keystone_auth_token(app, conf)
-    else:
-        identities = common_auth.IdentityMap.load(
-            conf.api.http_basic_identity_file,
-            conf.api.http_basic_default_roles)
-        authed = common_auth.BasicAuth(
-            app, conf.api.http_basic_auth_user_file, identities,
-            realm='nova-shim', unauthorized=_unauthorized)
-    return common_auth.PublicPathBypass(authed, WithoutIdentity(app),
-                                        PUBLIC_PATHS)
+    return common_auth.authenticate(
+        app, conf, realm='nova-shim', public_paths=PUBLIC_PATHS,
+        public_app=WithoutIdentity(app), unauthorized=_unauthorized)
 
 
 def _unauthorized(environ, start_response):

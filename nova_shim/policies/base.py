@@ -10,6 +10,8 @@ service may (``service_or_admin``), and so does nova_shim.
 
 from oslo_policy import policy
 
+from lite_common import policy as common_policy
+
 ADMIN = 'rule:context_is_admin'
 PROJECT_MANAGER_OR_ADMIN = 'rule:project_manager_or_admin'
 PROJECT_MEMBER_OR_ADMIN = 'rule:project_member_or_admin'
@@ -20,27 +22,7 @@ RULES = [
     policy.RuleDefault('context_is_admin', 'role:admin',
                        description='Who is an administrator: sees and '
                                    'acts on every project\'s servers.'),
-    policy.RuleDefault('project_manager_api',
-                       'role:manager and project_id:%(project_id)s',
-                       description='A manager of the project.'),
-    policy.RuleDefault('project_member_api',
-                       'role:member and project_id:%(project_id)s',
-                       description='A member of the project.'),
-    policy.RuleDefault('project_reader_api',
-                       'role:reader and project_id:%(project_id)s',
-                       description='A reader of the project.'),
-    policy.RuleDefault('service_api', 'role:service',
-                       description='A service user, such as Cyborg\'s.'),
-    policy.RuleDefault('project_manager_or_admin',
-                       'rule:project_manager_api or rule:context_is_admin',
-                       description='A manager of the project, or an '
-                                   'admin.'),
-    policy.RuleDefault('project_member_or_admin',
-                       'rule:project_member_api or rule:context_is_admin',
-                       description='A member of the project, or an admin.'),
-    policy.RuleDefault('project_reader_or_admin',
-                       'rule:project_reader_api or rule:context_is_admin',
-                       description='A reader of the project, or an admin.'),
+    *common_policy.persona_rules('context_is_admin'),
     policy.RuleDefault('service_or_admin',
                        'rule:service_api or rule:context_is_admin',
                        description='A service user, or an admin.'),

@@ -52,8 +52,6 @@ def test_an_identity_file_that_would_mean_something_else_is_refused(
     path.write_text(text)
     with pytest.raises(ValueError, match=fragment):
         identity_file.read(str(path))
-    with pytest.raises(ValueError, match=fragment):
-        placement_auth.load_identities(str(path))
 
 
 def test_quoted_names_and_lists_are_read(tmp_path):
@@ -78,7 +76,7 @@ def test_the_placement_stub_answers_the_same_401(user_file):
     conf = placement_conf.build_conf(overrides={
         ('api', 'auth_strategy'): 'http_basic',
         ('api', 'http_basic_auth_user_file'): user_file})
-    app = webtest.TestApp(placement_auth.BasicAuth(_who, conf))
+    app = webtest.TestApp(placement_auth.wrap(_who, conf))
     assert app.get('/x', headers=_basic('alice', 'secret')).status_int == 200
     app.get('/x', headers=_basic('alice', 'z' * 100), status=401)
 
@@ -107,7 +105,7 @@ def test_an_unknown_user_costs_what_a_wrong_password_costs(tmp_path,
         conf = placement_conf.build_conf(overrides={
             ('api', 'auth_strategy'): 'http_basic',
             ('api', 'http_basic_auth_user_file'): str(path)})
-        app = webtest.TestApp(placement_auth.BasicAuth(_who, conf))
+        app = webtest.TestApp(placement_auth.wrap(_who, conf))
     wrong_password = min(_cpu_of_401(app, 'alice', 'guess')
                          for _ in range(3))
     unknown_user = min(_cpu_of_401(app, 'mallory', 'guess')
