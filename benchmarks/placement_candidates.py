@@ -40,7 +40,8 @@ def _app(tmpdir):
     conf = conf_lib.build_conf(overrides={
         ('placement_database', 'connection'): 'sqlite:///' + path,
         ('placement_database', 'sqlite_synchronous'): False,
-        ('api', 'auth_strategy'): 'noauth2'})
+        ('api', 'auth_strategy'): 'noauth2',
+        ('placement', 'sync_on_startup'): True})
     facade = db_api.create_facade(conf)
     app = webtest.TestApp(deploy.deploy(conf, facade))
     deploy.freeze_startup_heap()

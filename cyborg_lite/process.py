@@ -9,14 +9,10 @@ services and ``cmd/``, so that no service module imports the
 console-script layer.
 """
 
-import logging
-import os
 import signal
-import sys
 import threading
-import warnings
 
-from oslo_log import log
+from lite_common import logs
 
 from cyborg_lite import conf as cl_conf
 
@@ -32,29 +28,14 @@ def setup(argv, description=None, overrides=None):
 
 
 def setup_logging(conf):
-    """Set up oslo.log; a log file whose directory does not exist ends
-    the process with one line that says so (oslo.log raised a
-    FileNotFoundError traceback)."""
-    if conf.log_file:
-        path = os.path.join(conf.log_dir or '', conf.log_file)
-        directory = os.path.dirname(os.path.abspath(path))
-        if not os.path.isdir(directory):
-            raise SystemExit(
-                '%s: cannot write the log file %s: the directory %s does '
-                'not exist (create it, or change log_file or log_dir)'
-                % (os.path.basename(sys.argv[0]), path, directory))
-    log.setup(conf, 'cyborg-lite')
-    quiet_libraries()
+    """Set up oslo.log (:func:`lite_common.logs.setup`): a log file
+    whose directory does not exist ends the process with one line."""
+    logs.setup(conf, 'cyborg-lite')
 
 
 def quiet_libraries():
-    """Keep library chatter (eventlet deprecation, kombu's memory
-    transport) out of operators' terminals."""
-    warnings.filterwarnings('ignore', category=DeprecationWarning)
-    warnings.filterwarnings('ignore', module='eventlet')
-    for name in ('kombu', 'oslo.messaging._drivers.impl_rabbit', 'stevedore',
-                 'oslo_policy'):
-        logging.getLogger(name).setLevel(logging.ERROR)
+    """Keep library chatter out of operators' terminals."""
+    logs.quiet_libraries()
 
 
 def serve_until_signalled(service):

@@ -32,6 +32,7 @@ from oslo_config import cfg
 from oslo_policy import opts as policy_opts
 
 from lite_common import auth as common_auth
+from lite_common import logs
 
 CYBORG_GROUP = 'cyborg'
 PLACEMENT_GROUP = 'placement'
@@ -119,9 +120,15 @@ COMPUTE_OPTS = [
 
 DATABASE_OPTS = [
     cfg.StrOpt('connection', secret=True,
-               help='SQLAlchemy URL of the instance database (SQLite or '
-                    'PostgreSQL). Default: a SQLite file under '
+               help='SQLAlchemy URL of the instance database (SQLite, '
+                    'PostgreSQL or MySQL). Default: a SQLite file under '
                     'state_path.'),
+    cfg.BoolOpt('sync_on_startup', default=False,
+                help='Run the database migrations when the compute '
+                     'service starts. Off by default, as several '
+                     'services may share a database: run nova-shim-manage '
+                     'db sync first (the all-in-one turns it on for its '
+                     'own database).'),
 ]
 
 SERVICE_USER_OPTS = [
@@ -149,6 +156,7 @@ _KSA_GROUPS = {CYBORG_GROUP: 'accelerator', PLACEMENT_GROUP: 'placement',
 def register_opts(conf: cfg.ConfigOpts) -> None:
     """Register every option nova_shim reads on ``conf``."""
     conf.register_opts(DEFAULT_OPTS)
+    logs.register_options(conf)
     conf.register_opts(API_OPTS, group=API_GROUP)
     policy_opts.set_defaults(conf, policy_file=DEFAULT_POLICY_FILE)
     conf.register_opts(LIBVIRT_OPTS, group=LIBVIRT_GROUP)

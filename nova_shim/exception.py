@@ -66,6 +66,16 @@ class PlacementAPIError(NovaShimException):
     msg_fmt = 'Placement request %(method)s %(url)s failed: %(msg)s'
 
 
+class ItemNotFound(NovaShimException):
+    """A resource the path names is not there (HTTP 404)."""
+
+    msg_fmt = 'The resource could not be found.'
+
+
+class VersionNotFound(ItemNotFound):
+    """The route needs a later microversion (HTTP 404, as Nova)."""
+
+
 class InstanceNotFound(NovaShimException):
     msg_fmt = 'Instance %(instance_id)s could not be found.'
 
@@ -99,6 +109,15 @@ class NotSupported(NovaShimException):
 
 class FlavorNotFound(NovaShimException):
     msg_fmt = 'Flavor %(flavor_id)s could not be found.'
+
+
+class FlavorExists(NovaShimException):
+    msg_fmt = 'Flavor with %(kind)s %(value)s already exists.'
+
+
+class FlavorExtraSpecsNotFound(NovaShimException):
+    msg_fmt = ('Flavor %(flavor_id)s has no extra specs with key '
+               '%(extra_specs_key)s.')
 
 
 class InvalidRequest(NovaShimException):

@@ -1,15 +1,16 @@
 """``placement-stub-api``: serve the stub with waitress.
 
 Accepts ``--config-file``, ``--host`` and ``--port`` (0 picks a free port)
-and prints the URL it serves once it listens.
+and oslo.log's options (``--log-file``, ``--debug``, ...), and prints
+the URL it serves once it listens.
 """
 
-import logging
 import sys
 
 from oslo_config import cfg
 
 from lite_common import auth as common_auth
+from lite_common import logs
 from placement_stub import auth
 from placement_stub import conf as conf_lib
 from placement_stub import deploy
@@ -23,11 +24,11 @@ CLI_OPTS = [
 
 def main(argv=None):
     argv = sys.argv[1:] if argv is None else argv
-    logging.basicConfig(level=logging.INFO)
     conf = cfg.ConfigOpts()
     conf_lib.register_opts(conf)
     conf.register_cli_opts(CLI_OPTS)
     conf(argv, project='placement-stub')
+    logs.setup(conf, 'placement-stub', stdout_is_output=True)
     host = conf.host or conf.api.host
     port = conf.api.port if conf.port is None else conf.port
     try:

@@ -14,6 +14,7 @@ from oslo_middleware import cors
 from oslo_policy import opts as policy_opts
 
 from lite_common import auth as common_auth
+from lite_common import logs
 
 API_GROUP = 'api'
 DB_GROUP = 'placement_database'
@@ -38,9 +39,14 @@ API_OPTS = [
 INCOMPLETE_CONSUMER_ID = '00000000-0000-0000-0000-000000000000'
 
 PLACEMENT_OPTS = [
-    cfg.BoolOpt('sync_on_startup', default=True,
+    cfg.BoolOpt('sync_on_startup', default=False,
                 help='Run the database migrations and add the standard '
-                     'resource classes and traits when the app starts.'),
+                     'resource classes and traits when the app starts. '
+                     'Off by default, as in Placement: several processes '
+                     '(gunicorn workers) that migrate a fresh database at '
+                     'once fail on each other\'s rows; run '
+                     'placement-stub-manage db sync first. The all-in-one '
+                     'turns it on for its own database.'),
     cfg.StrOpt('incomplete_consumer_project_id',
                default=INCOMPLETE_CONSUMER_ID,
                help='Project of a consumer whose allocations were written '
@@ -59,9 +65,10 @@ def _db_opts():
 
 
 def register_opts(conf: cfg.ConfigOpts) -> None:
-    """Register every option the stub reads on ``conf``: its own, the
-    database's, ``[oslo_policy]`` and ``[cors]``."""
+    """Register every option the stub reads on ``conf``: its own,
+    oslo.log's, the database's, ``[oslo_policy]`` and ``[cors]``."""
     conf.register_opts(API_OPTS, group=API_GROUP)
+    logs.register_options(conf)
     policy_opts.set_defaults(conf, policy_file=DEFAULT_POLICY_FILE)
     conf.register_opts(copy.deepcopy(cors.CORS_OPTS), group='cors')
     conf.register_opts(PLACEMENT_OPTS, group='placement')

@@ -50,7 +50,9 @@ class PlacementFixture(fixtures.Fixture):
                                                      'placement.sqlite')
         overrides = {('placement_database', 'connection'): connection,
                      ('placement_database', 'sqlite_synchronous'): False,
-                     ('api', 'auth_strategy'): 'noauth2'}
+                     ('api', 'auth_strategy'): 'noauth2',
+                     # One process on its own database.
+                     ('placement', 'sync_on_startup'): True}
         overrides.update(self.overrides)
         self.conf = conf_lib.build_conf(overrides=overrides)
         self.app = deploy.deploy(self.conf)

@@ -9,12 +9,12 @@ sync_on_startup = false``: processes that migrate a fresh database at
 the same time fail on each other's rows.
 """
 
-import logging
 import sys
 
 from oslo_config import cfg
 import sqlalchemy as sa
 
+from lite_common import logs
 from placement_stub import conf as conf_lib
 from placement_stub.db import api as db_api
 
@@ -29,7 +29,6 @@ def _sync(conf):
 
 def main(argv=None):
     argv = sys.argv[1:] if argv is None else argv
-    logging.basicConfig(level=logging.WARNING)
     conf = cfg.ConfigOpts()
     conf_lib.register_opts(conf)
 
@@ -45,6 +44,7 @@ def main(argv=None):
         'command', title='commands', handler=add_commands))
     conf(argv, project='placement-stub',
          description='The placement stub\'s database.')
+    logs.setup(conf, 'placement-stub', stdout_is_output=True)
     return conf.command.run(conf)
 
 

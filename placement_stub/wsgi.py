@@ -11,6 +11,7 @@ prints it and stops), rather than answering every request 500.
 import os
 
 from lite_common import auth as common_auth
+from lite_common import logs
 from lite_common import wsgi_entry
 
 from placement_stub import auth
@@ -32,9 +33,14 @@ def _config_files():
 def init_application():
     conf = conf_lib.build_conf(default_config_files=_config_files())
     try:
+        logs.setup(conf, 'placement-stub')
         app = deploy.deploy(conf)
     except common_auth.AuthConfigError as exc:
         raise common_auth.wsgi_load_error(PROGRAM, exc) from None
+    except SystemExit as exc:
+        if isinstance(exc.code, str):
+            raise common_auth.wsgi_load_error(PROGRAM, exc.code) from None
+        raise
     # gunicorn's sync and gthread workers let the app read the body from
     # the client's socket: read it first, with a time limit.
     app = request_body.ReadBody(app)

@@ -12,7 +12,7 @@ import os
 
 from nova_shim.api import auth as compute_auth
 from nova_shim import conf as shim_conf
-from nova_shim.compute import service as compute_service
+from nova_shim import service as compute_service
 
 API_VERSION_PATH = '/v2.1'
 
@@ -26,6 +26,8 @@ class EmbeddedCompute:
             # On loopback, as the all-in-one's other servers; start-up
             # says so (warn_if_open).
             ('api', 'auth_strategy'): 'noauth2',
+            # Its own database: it migrates it itself.
+            ('database', 'sync_on_startup'): True,
             ('compute', 'hypervisor_hostnames'): hostnames,
             ('compute', 'api_host'): api_host,
             ('compute', 'api_port'): api_port,

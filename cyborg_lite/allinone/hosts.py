@@ -22,7 +22,7 @@ from keystoneauth1 import loading as ks_loading
 from cyborg_lite import conf as cl_conf
 from cyborg_lite.agent import simulation
 from cyborg_lite.conf import agent as agent_conf
-from nova_shim.compute.service import compute_node_uuid
+from nova_shim.compute.nodes import compute_node_uuid
 from nova_shim import scheduler
 from placement_stub import auth as placement_auth
 from placement_stub import fixture as placement_fixture

@@ -9,15 +9,16 @@ endpoint_override`` at that URL (plus ``/v2.1``) so that its
 ``accelerator-request-bound`` events arrive.
 """
 
-import logging
 import signal
 import sys
 import threading
 
 from lite_common import auth as common_auth
+from lite_common import logs
 
 from nova_shim.api import auth
-from nova_shim.compute.service import ComputeService
+from nova_shim.service import ComputeService
+from nova_shim.service import SchemaNotCurrent
 from nova_shim import conf as shim_conf
 
 PROGRAM = 'nova-shim-compute'
@@ -25,15 +26,13 @@ PROGRAM = 'nova-shim-compute'
 
 def main(argv: list[str] | None = None) -> int:
     conf = shim_conf.build_conf(sys.argv[1:] if argv is None else argv)
-    logging.basicConfig(level=logging.INFO,
-                        format='%(asctime)s %(levelname)s %(name)s '
-                               '%(message)s')
+    logs.setup(conf, 'nova-shim', stdout_is_output=True)
     stop = threading.Event()
     for signum in (signal.SIGINT, signal.SIGTERM):
         signal.signal(signum, lambda *_: stop.set())
     try:
         service = ComputeService(conf).start()
-    except common_auth.AuthConfigError as exc:
+    except (common_auth.AuthConfigError, SchemaNotCurrent) as exc:
         return common_auth.refuse_to_start(PROGRAM, exc)
     except Exception as exc:  # noqa: BLE001 - say why, do not trace
         print('nova-shim-compute cannot start: %s: %s (check [placement], '

@@ -12,12 +12,12 @@ than booting without it.
 import logging
 
 from nova_shim.accelerator import cyborg
-from nova_shim.compute import states
-from nova_shim.compute.db import Instance
 from nova_shim.compute.deps import ComputeDeps
 from nova_shim.compute.events import EventWaiter
+from nova_shim.compute import states
 from nova_shim.context import RequestContext
 from nova_shim import exception
+from nova_shim.objects import Instance
 from nova_shim.scheduler import Selection
 
 LOG = logging.getLogger(__name__)

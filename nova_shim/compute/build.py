@@ -36,12 +36,12 @@ import logging
 import threading
 
 from nova_shim.compute import accelerators
-from nova_shim.compute.db import Instance
 from nova_shim.compute.deps import ComputeDeps
 from nova_shim.compute import services
 from nova_shim.compute import states
 from nova_shim.context import RequestContext
 from nova_shim import exception
+from nova_shim.objects import Instance
 from nova_shim import scheduler
 from nova_shim.virt.libvirt import GuestSpec
 

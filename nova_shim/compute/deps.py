@@ -5,9 +5,9 @@ import dataclasses
 from keystoneauth1 import adapter as ks_adapter
 from oslo_config import cfg
 
-from nova_shim.compute.db import Database
 from nova_shim.compute.events import InstanceEvents
 from nova_shim.compute.locks import InstanceLocks
+from nova_shim.db.api import Database
 from nova_shim.virt.libvirt import LibvirtDriver
 
 

@@ -16,16 +16,18 @@ import uuid as uuidlib
 
 from nova_shim.compute import accelerators
 from nova_shim.compute import build
-from nova_shim.compute.db import Instance
 from nova_shim.compute.deps import ComputeDeps
-from nova_shim.compute import evacuate
-from nova_shim.compute.flavors import Flavor
-from nova_shim.compute import lifecycle
+from nova_shim.compute import flavors
+from nova_shim.compute import move
+from nova_shim.compute import power
 from nova_shim.compute import shelve
 from nova_shim.compute import snapshot
 from nova_shim.compute import states
 from nova_shim.context import RequestContext
 from nova_shim import exception
+from nova_shim.objects import Flavor
+from nova_shim.objects import Instance
+from nova_shim.objects import Service
 from nova_shim import scheduler
 
 LOG = logging.getLogger(__name__)
@@ -61,6 +63,44 @@ class ComputeManager:
     def list_instances(self, project_id: str | None = None) -> list[Instance]:
         return self.deps.db.list(project_id)
 
+    def list_services(self) -> list[Service]:
+        """The compute services, one per hypervisor hostname."""
+        return self.deps.db.list_services()
+
+    def update_service(self, host: str, **values) -> Service:
+        """Enable, disable or force down the service of ``host``."""
+        return self.deps.db.update_service(host, **values)
+
+    # -- flavors ------------------------------------------------------
+
+    def list_flavors(self, is_public: bool | None = True) -> list[Flavor]:
+        return self.deps.db.list_flavors(is_public)
+
+    def get_flavor(self, ref: str) -> Flavor:
+        """The flavor whose id (or name) is ``ref``; FlavorNotFound."""
+        return self.deps.db.get_flavor(ref)
+
+    def create_flavor(self, flavor: Flavor) -> Flavor:
+        return self.deps.db.create_flavor(flavor)
+
+    def update_flavor(self, ref: str, description: str | None) -> Flavor:
+        return self.deps.db.update_flavor(ref, description=description)
+
+    def delete_flavor(self, ref: str) -> None:
+        """Instances built with it keep what they had of it."""
+        self.deps.db.delete_flavor(ref)
+
+    def set_flavor_extra_specs(self, ref: str,
+                               specs: dict[str, str]) -> Flavor:
+        return self.deps.db.set_extra_specs(ref, specs)
+
+    def delete_flavor_extra_spec(self, ref: str, key: str) -> None:
+        self.deps.db.delete_extra_spec(ref, key)
+
+    def seed_flavors(self) -> int:
+        """``[compute] flavors`` into a database that has no flavor."""
+        return flavors.seed(self.deps)
+
     def get_arqs(self, ctx: RequestContext, instance: Instance) -> list[dict]:
         return accelerators.list_arqs(self.deps, ctx, instance)
 
@@ -91,10 +131,8 @@ class ComputeManager:
         instances = [self.deps.db.create(
             uuid=str(uuidlib.uuid4()),
             name=name if max_count == 1 else '%s-%d' % (name, n),
-            project_id=ctx.project_id, user_id=ctx.user_id, flavor={
-                'name': flavor.name, 'vcpus': flavor.vcpus,
-                'memory_mb': flavor.memory_mb, 'disk_gb': flavor.disk_gb,
-                'extra_specs': flavor.extra_specs},
+            project_id=ctx.project_id, user_id=ctx.user_id,
+            flavor=flavor.snapshot(),
             vm_state=states.BUILDING, task_state=states.SCHEDULING,
             reservation_id=reservation_id)
             for n in range(1, max_count + 1)]
@@ -109,23 +147,23 @@ class ComputeManager:
             return operation(self.deps, *args)
 
     def start_instance(self, ctx: RequestContext, uuid: str) -> Instance:
-        return self._locked(uuid, lifecycle.start, ctx, uuid)
+        return self._locked(uuid, power.start, ctx, uuid)
 
     def stop_instance(self, ctx: RequestContext, uuid: str) -> Instance:
-        return self._locked(uuid, lifecycle.stop, ctx, uuid)
+        return self._locked(uuid, power.stop, ctx, uuid)
 
     def reboot_instance(self, ctx: RequestContext, uuid: str,
                         reboot_type: str) -> Instance:
-        return self._locked(uuid, lifecycle.reboot, ctx, uuid, reboot_type)
+        return self._locked(uuid, power.reboot, ctx, uuid, reboot_type)
 
     def pause_instance(self, ctx: RequestContext, uuid: str) -> Instance:
-        return self._locked(uuid, lifecycle.pause, ctx, uuid)
+        return self._locked(uuid, power.pause, ctx, uuid)
 
     def unpause_instance(self, ctx: RequestContext, uuid: str) -> Instance:
-        return self._locked(uuid, lifecycle.unpause, ctx, uuid)
+        return self._locked(uuid, power.unpause, ctx, uuid)
 
     def rebuild_instance(self, ctx: RequestContext, uuid: str) -> Instance:
-        return self._locked(uuid, lifecycle.rebuild, ctx, uuid)
+        return self._locked(uuid, power.rebuild, ctx, uuid)
 
     def shelve_instance(self, ctx: RequestContext, uuid: str) -> Instance:
         return self._locked(uuid, shelve.shelve, ctx, uuid)
@@ -141,18 +179,18 @@ class ComputeManager:
         return instance
 
     def rescue_instance(self, ctx: RequestContext, uuid: str) -> Instance:
-        return self._locked(uuid, lifecycle.rescue, ctx, uuid)
+        return self._locked(uuid, power.rescue, ctx, uuid)
 
     def unrescue_instance(self, ctx: RequestContext, uuid: str) -> Instance:
-        return self._locked(uuid, lifecycle.unrescue, ctx, uuid)
+        return self._locked(uuid, power.unrescue, ctx, uuid)
 
     def evacuate_instance(self, ctx: RequestContext, uuid: str,
                           host: str | None = None) -> Instance:
         """Check and start an evacuation; it goes on in the background
-        (:mod:`nova_shim.compute.evacuate`)."""
-        instance = evacuate.begin(self.deps, uuid, host)
+        (:mod:`nova_shim.compute.move`)."""
+        instance = move.begin(self.deps, uuid, host)
         self._background('evacuate-%s' % uuid, self._locked, uuid,
-                         evacuate.evacuate, ctx, uuid, host)
+                         move.evacuate, ctx, uuid, host)
         return instance
 
     def snapshot_instance(self, ctx: RequestContext, uuid: str, name: str,

@@ -14,18 +14,18 @@ import logging
 
 from nova_shim.compute import accelerators
 from nova_shim.compute import build
-from nova_shim.compute.db import Instance
 from nova_shim.compute.deps import ComputeDeps
-from nova_shim.compute import lifecycle
+from nova_shim.compute import power
 from nova_shim.compute import states
 from nova_shim.context import RequestContext
+from nova_shim.objects import Instance
 
 LOG = logging.getLogger(__name__)
 
 
 def shelve(deps: ComputeDeps, ctx: RequestContext, uuid: str) -> Instance:
-    instance = lifecycle.begin(deps, uuid, 'shelve', states.SHELVING)
-    instance = lifecycle.run(deps, instance,
+    instance = power.begin(deps, uuid, 'shelve', states.SHELVING)
+    instance = power.run(deps, instance,
                              lambda: deps.driver.power_off(uuid),
                              states.SHELVED)
     if deps.conf.compute.shelved_offload_time == 0:
@@ -35,7 +35,7 @@ def shelve(deps: ComputeDeps, ctx: RequestContext, uuid: str) -> Instance:
 
 def shelve_offload(deps: ComputeDeps, ctx: RequestContext,
                    uuid: str) -> Instance:
-    instance = lifecycle.begin(deps, uuid, 'shelve_offload',
+    instance = power.begin(deps, uuid, 'shelve_offload',
                                states.SHELVING_OFFLOADING)
     try:
         deps.driver.destroy(uuid)
@@ -58,7 +58,7 @@ def shelve_offload(deps: ComputeDeps, ctx: RequestContext,
 
 def begin_unshelve(deps: ComputeDeps, uuid: str) -> Instance:
     """Claim the instance for unshelving (in the API request)."""
-    return lifecycle.begin(deps, uuid, 'unshelve', states.UNSHELVING)
+    return power.begin(deps, uuid, 'unshelve', states.UNSHELVING)
 
 
 def unshelve(deps: ComputeDeps, ctx: RequestContext, uuid: str) -> None:
@@ -79,7 +79,7 @@ def unshelve(deps: ComputeDeps, ctx: RequestContext, uuid: str) -> None:
             LOG.exception('instance %s: unshelve failed; still shelved',
                           uuid)
             deps.db.update(uuid, task_state=None, power_state=int(
-                lifecycle.power_state_or_nostate(deps, uuid)))
+                power.power_state_or_nostate(deps, uuid)))
             return
         deps.db.update(uuid, vm_state=states.ACTIVE, task_state=None,
                        power_state=int(deps.driver.get_power_state(uuid)))

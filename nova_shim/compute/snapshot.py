@@ -7,7 +7,7 @@ as they are. The steps, in the request's thread:
 
 1. find the image service (``[glance]``): ImageServiceNotConfigured
    when there is none, before the instance is touched;
-2. claim the instance with a compare-and-swap (``lifecycle.begin``):
+2. claim the instance with a compare-and-swap (``power.begin``):
    task_state ``image_snapshot`` (``image_backup``) from a vm_state that
    ``ALLOWED_VM_STATES`` allows, with no other task running;
 3. create the image record (``POST /v2/images``): the name, the disk and
@@ -44,13 +44,13 @@ import dataclasses
 import logging
 import os
 
-from nova_shim.compute.db import Instance
 from nova_shim.compute.deps import ComputeDeps
-from nova_shim.compute import lifecycle
+from nova_shim.compute import power
 from nova_shim.compute import states
 from nova_shim.context import RequestContext
 from nova_shim import exception
 from nova_shim.image import glance
+from nova_shim.objects import Instance
 from nova_shim.virt import snapshot as disk_snapshot
 
 LOG = logging.getLogger(__name__)
@@ -95,7 +95,7 @@ def _snapshot(deps: ComputeDeps, ctx: RequestContext,
               client: glance.GlanceClient, uuid: str, action: str,
               task_state: str, name: str, metadata: dict[str, str],
               properties: dict[str, str]) -> ImageResult:
-    instance = lifecycle.begin(deps, uuid, action, task_state)
+    instance = power.begin(deps, uuid, action, task_state)
     current, image_id = task_state, None
     try:
         disk = disk_snapshot.root_disk(deps.driver.get_xml(uuid))

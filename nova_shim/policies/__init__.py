@@ -12,6 +12,7 @@ import itertools
 from oslo_policy import policy
 
 from nova_shim.policies import base
+from nova_shim.policies import flavors
 from nova_shim.policies import server_actions
 from nova_shim.policies import server_external_events
 from nova_shim.policies import servers
@@ -20,7 +21,8 @@ from nova_shim.policies import services
 
 def list_rules() -> list[policy.RuleDefault]:
     return list(itertools.chain(base.RULES, servers.RULES,
-                                server_actions.RULES, services.RULES,
+                                server_actions.RULES, flavors.RULES,
+                                services.RULES,
                                 server_external_events.RULES))
 
 

@@ -28,7 +28,7 @@ import pytest
 
 from cyborg_lite.api import gunicorn_worker
 from lite_common import wsgi_server
-from nova_shim.compute import wsgi as compute_wsgi
+from nova_shim.api import wsgi as compute_wsgi
 from tests.fixtures import processes
 from tests.fixtures import wsgi_probe
 
@@ -50,6 +50,8 @@ PLACEMENT_CONF = """
 auth_strategy = noauth2
 [placement_database]
 connection = sqlite:///%s
+[placement]
+sync_on_startup = true
 """
 
 

@@ -103,6 +103,8 @@ state_path = %s
 %s
 [compute]
 api_port = 0
+[database]
+sync_on_startup = true
 [placement]
 auth_type = none
 endpoint_override = %s

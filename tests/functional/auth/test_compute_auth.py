@@ -18,8 +18,8 @@ import uuid
 import pytest
 import requests
 
-from nova_shim.compute import servers
-from nova_shim.compute.service import ComputeService
+from nova_shim.api.handlers import server_actions
+from nova_shim.service import ComputeService
 from nova_shim import conf as shim_conf
 from placement_stub.fixture import PlacementFixture
 from tests.functional.auth import conftest
@@ -40,7 +40,8 @@ def compute(keystone, tmp_path_factory):
             ('compute', 'api_port'): 0,
             ('placement', 'auth_type'): 'none',
             ('placement', 'endpoint_override'): placement.endpoint,
-            ('cyborg', 'auth_type'): 'none'})
+            ('cyborg', 'auth_type'): 'none',
+            ('database', 'sync_on_startup'): True})
         assert conf.api.auth_strategy == 'keystone'  # the default
         mode.configure_api(conf)
         with ComputeService(conf) as service:
@@ -304,7 +305,8 @@ def basic_compute(tmp_path_factory):
             ('compute', 'api_port'): 0,
             ('placement', 'auth_type'): 'none',
             ('placement', 'endpoint_override'): placement.endpoint,
-            ('cyborg', 'auth_type'): 'none'}
+            ('cyborg', 'auth_type'): 'none',
+            ('database', 'sync_on_startup'): True}
         overrides.update(mode.api_overrides)
         with ComputeService(shim_conf.build_conf(
                 overrides=overrides)) as service:
@@ -342,13 +344,13 @@ def test_http_basic_events_are_a_services(basic_compute, user, status):
     assert resp.status_code == status, resp.text
 
 
-@pytest.mark.parametrize('action', sorted(servers.ACTIONS))
+@pytest.mark.parametrize('action', sorted(server_actions.ACTIONS))
 def test_every_action_is_guarded(compute, action):
     """Each action the API knows: another project's member gets a 404, a
     reader of the project a 403 naming the action's rule, and nothing
     changes."""
     server = compute.servers['alice']
-    rule = servers.ACTIONS[action][0]
+    rule = server_actions.ACTIONS[action][0]
     for user, status in (('bob', 404), ('dave', 403), ('svc', 403)):
         resp = compute.call(user, 'POST', '/servers/%s/action' % server,
                             {action: ACTION_BODIES.get(action)})

@@ -426,6 +426,8 @@ class ReadmeDeployment:
             self.cyborg_url + '/v2'
         env, argv = self.argv(find_command(text, 'nova-shim-compute'))
         path = argv[argv.index('--config-file') + 1]
+        manage_env, manage = self.argv(find_command(text, 'nova-shim-manage',
+                                                    'db', 'sync'))
         self.write(path, edit_ini(self.sub(conf_block), {
             **self.credentials(conf_block),
             ('compute', 'api_host'): '127.0.0.1',
@@ -434,6 +436,7 @@ class ReadmeDeployment:
             ('libvirt', 'connection_uri'): 'test:///default',
             # This Keystone's catalog has no Placement.
             ('placement', 'endpoint_override'): self.placement_url}))
+        self.group.run(manage, env=manage_env)
         self.nova_shim = self.group.start('nova-shim-compute', argv,
                                           env=env)
         self.nova_shim.wait_for_line(r'compute API at http://\S+/v2\.1',

@@ -135,7 +135,8 @@ class Topology:
     def _start_placement(self) -> None:
         conf = self._config('placement-stub', {
             'api': {'auth_strategy': 'noauth2'},
-            'placement_database': {'connection': self.placement_db}})
+            'placement_database': {'connection': self.placement_db},
+            'placement': {'sync_on_startup': True}})
         proc = self.group.start('placement', processes.script(
             'placement-stub-api') + ['--config-file', conf, '--host',
                                      '127.0.0.1', '--port', '0'])
@@ -151,7 +152,8 @@ class Topology:
             'api': {'auth_strategy': 'noauth2'},
             'compute': {'hypervisor_hostnames': list(HOSTS),
                         'api_host': '127.0.0.1', 'api_port': 0},
-            'database': {'connection': self.nova_db},
+            'database': {'connection': self.nova_db,
+                         'sync_on_startup': True},
             'libvirt': {'connection_uri': 'test:///default'},
             'placement': {'auth_type': 'none',
                           'endpoint_override': self.placement_url},

@@ -12,7 +12,7 @@ import requests
 pytest.importorskip('libvirt')
 placement_fixture = pytest.importorskip('placement_stub.fixture')
 
-from nova_shim.compute.service import ComputeService  # noqa: E402
+from nova_shim.service import ComputeService  # noqa: E402
 from nova_shim.compute import states  # noqa: E402
 from nova_shim import conf as shim_conf  # noqa: E402
 
@@ -27,6 +27,7 @@ def service(tmp_path_factory):
             (None, 'state_path'): str(tmp_path_factory.mktemp('shim')),
             ('compute', 'hypervisor_hostnames'): ['events-host'],
             ('api', 'auth_strategy'): 'noauth2',
+            ('database', 'sync_on_startup'): True,
             ('compute', 'api_port'): 0,
             ('placement', 'auth_type'): 'none',
             ('placement', 'endpoint_override'): placement.endpoint})

@@ -30,7 +30,7 @@ import yaml
 pytest.importorskip('libvirt')
 pytest.importorskip('placement_stub.fixture')
 
-from nova_shim.compute import api  # noqa: E402
+from nova_shim.api import app as api  # noqa: E402
 from tests.fixtures import fuzz  # noqa: E402
 from tests.functional.nova_shim.test_lifecycle_chain import Chain  # noqa
 

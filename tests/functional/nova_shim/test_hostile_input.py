@@ -17,8 +17,8 @@ import pytest
 
 pytest.importorskip('libvirt')
 
-from nova_shim.compute.service import ComputeService  # noqa: E402
-from nova_shim.compute import http  # noqa: E402
+from nova_shim.service import ComputeService  # noqa: E402
+from nova_shim.api import http  # noqa: E402
 from nova_shim import conf as shim_conf  # noqa: E402
 from placement_stub.fixture import PlacementFixture  # noqa: E402
 from tests.fixtures import databases  # noqa: E402
@@ -38,6 +38,7 @@ def _start(tmp_path, db_url):
         (None, 'state_path'): str(tmp_path),
         (None, 'host'): 'hostile-compute',
         ('api', 'auth_strategy'): 'noauth2',
+        ('database', 'sync_on_startup'): True,
         ('compute', 'hypervisor_hostnames'): ['hostile-node'],
         ('compute', 'api_port'): 0,
         ('placement', 'auth_type'): 'none',

@@ -12,7 +12,7 @@ import time
 
 import requests
 
-from nova_shim.compute.service import ComputeService
+from nova_shim.service import ComputeService
 from nova_shim import conf as shim_conf
 
 HEADERS = {'X-Project-Id': 'p-demo', 'X-User-Id': 'u-demo',
@@ -49,6 +49,7 @@ class Chain:
             (None, 'state_path'): str(self.tmp_path / 'nova-shim'),
             (None, 'host'): 'nova-shim-compute',
             ('api', 'auth_strategy'): 'noauth2',
+            ('database', 'sync_on_startup'): True,
             ('compute', 'hypervisor_hostnames'): hostnames,
             ('compute', 'api_port'): 0,
             ('placement', 'auth_type'): 'none',

@@ -160,6 +160,7 @@ class APIFixture(fixture.GabbiFixture):
                 'sqlite:///' + os.path.join(self.tmpdir, 'placement.sqlite'),
             ('placement_database', 'sqlite_synchronous'): False,
             ('api', 'auth_strategy'): 'noauth2',
+            ('placement', 'sync_on_startup'): True,
             ('oslo_policy', 'enforce_new_defaults'): self.secure_rbac,
             ('oslo_policy', 'policy_file'): self.policy_file(),
         }

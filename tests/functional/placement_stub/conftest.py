@@ -93,7 +93,8 @@ def client(db_url):
     conf = conf_lib.build_conf(overrides={
         ('placement_database', 'connection'): db_url,
         ('placement_database', 'sqlite_synchronous'): False,
-        ('api', 'auth_strategy'): 'noauth2'})
+        ('api', 'auth_strategy'): 'noauth2',
+        ('placement', 'sync_on_startup'): True})
     return Client(deploy.deploy(conf))
 
 

@@ -41,5 +41,6 @@ def test_mysql_in_its_default_character_set_keeps_them_too():
         with databases.mysql_database(charset=None) as url:
             conf = conf_lib.build_conf(overrides={
                 ('placement_database', 'connection'): url + suffix,
-                ('api', 'auth_strategy'): 'noauth2'})
+                ('api', 'auth_strategy'): 'noauth2',
+                ('placement', 'sync_on_startup'): True})
             _check_names(conftest.Client(deploy.deploy(conf)))

@@ -4,11 +4,12 @@ import threading
 
 import pytest
 
-from nova_shim.compute import db
 from nova_shim.compute.events import InstanceEvents
 from nova_shim.compute import flavors
 from nova_shim.compute import states
 from nova_shim import conf as shim_conf
+from nova_shim.db import api as db_api
+from nova_shim.db import migration
 from nova_shim import exception
 
 KEY = ('accelerator-request-bound', 'arq-1')
@@ -53,9 +54,11 @@ def test_api_status():
 
 def test_flavors_from_config_and_inline():
     conf = shim_conf.build_conf()
-    assert flavors.get_flavor(conf, 'm1.tiny').vcpus == 1
-    with pytest.raises(exception.FlavorNotFound):
-        flavors.get_flavor(conf, 'nope')
+    seeded = {f.name: f for f in flavors.configured(conf)}
+    assert seeded['m1.tiny'].vcpus == 1
+    assert seeded['m1.tiny'].flavorid == flavors.seed_id('m1.tiny')
+    with pytest.raises(exception.InvalidRequest):
+        flavors.from_dict({'vcpus': 1, 'extra_specs': {'k': ['list']}})
     inline = flavors.from_dict({'vcpus': 2, 'ram': 128, 'disk': 1,
                                 'extra_specs': {'accel:device_profile': 'dp'}})
     assert inline.device_profile == 'dp'
@@ -64,8 +67,8 @@ def test_flavors_from_config_and_inline():
 
 
 def test_db_compare_and_swap(tmp_path):
-    database = db.Database('sqlite:///%s' % (tmp_path / 'i.sqlite'))
-    database.create_schema()
+    database = db_api.Database('sqlite:///%s' % (tmp_path / 'i.sqlite'))
+    migration.upgrade(database.engine)
     inst = database.create(
         uuid='u1', name='vm', project_id='p', user_id='u',
         flavor={'vcpus': 1, 'memory_mb': 64, 'disk_gb': 1,

@@ -6,8 +6,8 @@ import pytest
 import requests
 import webob
 
-from nova_shim.compute import http
-from nova_shim.compute import image_actions
+from nova_shim.api import http
+from nova_shim.api.handlers import image_actions
 from nova_shim.compute import snapshot
 from nova_shim import conf as shim_conf
 from nova_shim.context import RequestContext

@@ -17,7 +17,7 @@ body is read.
 
 import webob
 
-from nova_shim.compute import http
+from nova_shim.api import http
 from nova_shim.compute.manager import ComputeManager
 from nova_shim import exception
 

@@ -1,4 +1,5 @@
-"""The compute service: instance DB, libvirt, Placement nodes, API.
+"""The compute service: instance DB, libvirt, Placement nodes, API,
+composed for one ``nova-shim-compute`` process.
 
 :class:`ComputeService` can run several times in one process (tests,
 the all-in-one). :meth:`start` opens the one libvirt connection the
@@ -11,49 +12,31 @@ it before any of that: :class:`~lite_common.auth.AuthConfigError`.
 
 import logging
 import socket
-import uuid as uuidlib
 
 from oslo_config import cfg
 
-from nova_shim.compute import api as compute_api
-from nova_shim.compute import db
+from nova_shim.api import app as compute_api
+from nova_shim.api.wsgi import APIServer
 from nova_shim.compute.deps import ComputeDeps
 from nova_shim.compute.events import InstanceEvents
 from nova_shim.compute.manager import ComputeManager
+from nova_shim.compute import nodes as compute_nodes
 from nova_shim.compute import services
-from nova_shim.compute.wsgi import APIServer
+from nova_shim.db import api as db_api
+from nova_shim.db import migration
 from nova_shim import scheduler
 from nova_shim.virt.libvirt import LibvirtDriver
 
 LOG = logging.getLogger(__name__)
 
 
-def compute_node_uuid(hostname: str) -> str:
-    """A stable provider uuid for a hypervisor hostname (the same one
-    cyborg-lite's all-in-one gives its simulated hosts)."""
-    return str(uuidlib.uuid5(uuidlib.NAMESPACE_DNS,
-                             'compute-node.' + hostname))
+class SchemaNotCurrent(Exception):
+    """The database's schema is not the one this code serves."""
 
-
-def register_compute_nodes(conf: cfg.ConfigOpts, adapter,
-                           hostnames: list[str]) -> dict[str, str]:
-    """Ensure a root provider per hypervisor hostname; name -> uuid.
-
-    A provider that already has the name (made by an earlier run, or
-    by whoever set up Placement) is reused with its uuid.
-    """
-    nodes = {}
-    for name in hostnames:
-        resp = adapter.get('/resource_providers', params={'name': name},
-                           microversion=scheduler.PROVIDER_VERSION)
-        found = resp.json().get('resource_providers', []) \
-            if resp.status_code == 200 else []
-        rp_uuid = found[0]['uuid'] if found else compute_node_uuid(name)
-        scheduler.ensure_compute_node(
-            adapter, name=name, uuid=rp_uuid, vcpus=conf.compute.vcpus,
-            memory_mb=conf.compute.memory_mb, disk_gb=conf.compute.disk_gb)
-        nodes[name] = rp_uuid
-    return nodes
+    def __init__(self, current: str | None, head: str) -> None:
+        super().__init__(
+            'the database is at migration %s, not %s: run nova-shim-manage '
+            '--config-file <nova-shim.conf> db sync first' % (current, head))
 
 
 class ComputeService:
@@ -74,17 +57,18 @@ class ComputeService:
         # The manager comes later; authentication that cannot work
         # refuses now, before the database, libvirt and Placement.
         compute_api.build_app(None, self.conf)
-        database = db.Database(db.connection_url(self.conf))
-        database.create_schema()
+        database = db_api.Database(db_api.connection_url(self.conf))
+        self._check_schema(database)
         driver = LibvirtDriver(self.conf)
         driver.init_host()
         placement = scheduler.get_placement_adapter(self.conf)
         hostnames = self.conf.compute.hypervisor_hostnames or [self.host]
-        nodes = register_compute_nodes(self.conf, placement, hostnames)
+        nodes = compute_nodes.register(self.conf, placement, hostnames)
         self.deps = ComputeDeps(self.conf, database, driver, InstanceEvents(),
                                 placement, self.host, nodes)
         services.register(self.deps)
         self.manager = ComputeManager(self.deps)
+        self.manager.seed_flavors()
         self.server = APIServer(compute_api.build_app(self.manager,
                                                       self.conf),
                                 self.conf.compute.api_host,
@@ -92,6 +76,17 @@ class ComputeService:
         LOG.info('nova_shim compute %s serving %s at %s', self.host,
                  ', '.join(hostnames), self.url)
         return self
+
+    def _check_schema(self, database: db_api.Database) -> None:
+        """Migrate with ``[database] sync_on_startup``; else refuse a
+        schema that is not the newest (SchemaNotCurrent)."""
+        if self.conf.database.sync_on_startup:
+            migration.upgrade(database.engine)
+            return
+        current = migration.version(database.engine)
+        if current != migration.head():
+            database.dispose()
+            raise SchemaNotCurrent(current, migration.head())
 
     def stop(self) -> None:
         if self.server is not None:

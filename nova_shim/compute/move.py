@@ -31,13 +31,13 @@ import logging
 
 from nova_shim.compute import accelerators
 from nova_shim.compute import build
-from nova_shim.compute.db import Instance
 from nova_shim.compute.deps import ComputeDeps
-from nova_shim.compute import lifecycle
+from nova_shim.compute import power
 from nova_shim.compute import services
 from nova_shim.compute import states
 from nova_shim.context import RequestContext
 from nova_shim import exception
+from nova_shim.objects import Instance
 from nova_shim import scheduler
 
 LOG = logging.getLogger(__name__)
@@ -57,7 +57,7 @@ def begin(deps: ComputeDeps, uuid: str, host: str | None) -> Instance:
                        "is on")
         if host not in deps.nodes:
             raise exception.ComputeHostNotFound(host=host)
-    return lifecycle.begin(deps, uuid, 'evacuate', states.REBUILDING)
+    return power.begin(deps, uuid, 'evacuate', states.REBUILDING)
 
 
 def evacuate(deps: ComputeDeps, ctx: RequestContext, uuid: str,

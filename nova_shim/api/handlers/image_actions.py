@@ -14,7 +14,7 @@ has no ``/images`` proxy API to point at.
 
 Errors, in Nova's error body: no image service configured, 400
 (badRequest); the instance in a state that does not allow the action,
-409 (from ``lifecycle.begin``); Glance refusing the request as bad
+409 (from ``power.begin``); Glance refusing the request as bad
 (400, 409, 413), 400; refusing it as not allowed (401, 403), 403;
 Glance unreachable or failing otherwise (5xx, an image gone meanwhile),
 503 (serviceUnavailable). The message says what Glance answered.
@@ -24,7 +24,7 @@ import re
 
 import webob
 
-from nova_shim.compute import http
+from nova_shim.api import http
 from nova_shim.compute.manager import ComputeManager
 from nova_shim.compute.snapshot import ImageResult
 from nova_shim.context import RequestContext

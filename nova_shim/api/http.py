@@ -92,6 +92,13 @@ def content_type_error(req: webob.Request) -> webob.Response | None:
                           '%s' % content_type[:100])
 
 
+def view_args(req: webob.Request) -> dict:
+    """What the views need of the request: the URL it came to (for
+    links) and its microversion."""
+    return {'base_url': req.application_url.rstrip('/'),
+            'version': req.environ.get(VERSION_KEY, (2, 1))}
+
+
 def request_context(req: webob.Request) -> RequestContext:
     """The caller's context, which the API built for this request."""
     return req.environ[CONTEXT_KEY]

@@ -23,11 +23,11 @@ from typing import Callable
 
 from nova_shim.compute import accelerators
 from nova_shim.compute import build
-from nova_shim.compute.db import Instance
 from nova_shim.compute.deps import ComputeDeps
 from nova_shim.compute import states
 from nova_shim.context import RequestContext
 from nova_shim import exception
+from nova_shim.objects import Instance
 
 LOG = logging.getLogger(__name__)
 

@@ -18,7 +18,7 @@ user's token and service token go on to Cyborg with the calls made for
 the request.
 
 Bad input is a 4xx in Nova's error body, never a 500: the checks every
-request goes through are in :mod:`nova_shim.compute.http`. A method a
+request goes through are in :mod:`nova_shim.api.http`. A method a
 path does not serve is a 405 whose ``Allow`` lists those it does.
 """
 
@@ -31,15 +31,18 @@ import webob
 import webob.dec
 
 from nova_shim.api import auth
-from nova_shim.compute import external_events
-from nova_shim.compute import http
-from nova_shim.compute.http import error_response
-from nova_shim.compute.http import request_version
-from nova_shim.compute.http import VERSION_KEY
+from nova_shim.api.handlers import external_events
+from nova_shim.api.handlers import flavors
+from nova_shim.api.handlers import server_actions
+from nova_shim.api.handlers import servers
+from nova_shim.api.handlers import services
+from nova_shim.api.handlers import versions
+from nova_shim.api import http
+from nova_shim.api.http import error_response
+from nova_shim.api.http import request_version
+from nova_shim.api.http import VERSION_KEY
+from nova_shim.api import openapi
 from nova_shim.compute.manager import ComputeManager
-from nova_shim.compute import openapi
-from nova_shim.compute import servers
-from nova_shim.compute import services
 from nova_shim import exception
 from nova_shim import policies
 
@@ -47,20 +50,32 @@ LOG = logging.getLogger(__name__)
 
 _PREFIX = re.compile(r'^/v2(\.1)?(?=/|$)')
 _UUID = r'(?P<uuid>[^/]+)'
+_FLAVOR = re.compile(r'^/flavors/(?P<flavor>[^/]+)$')
+_EXTRA_SPECS = re.compile(r'^/flavors/(?P<flavor>[^/]+)/os-extra_specs/?$')
+_EXTRA_SPEC = re.compile(
+    r'^/flavors/(?P<flavor>[^/]+)/os-extra_specs/(?P<key>[^/]+)$')
 
 # (method, path regex, handler)
 ROUTES: list[tuple[str, re.Pattern, Callable]] = [
-    ('GET', re.compile(r'^/?$'), servers.versions),
+    ('GET', re.compile(r'^/?$'), versions.versions),
     ('GET', re.compile(r'^/openapi\.yaml$'), openapi.show),
-    ('GET', re.compile(r'^/flavors(/detail)?$'), servers.list_flavors),
-    ('GET', re.compile(r'^/flavors/(?P<flavor>[^/]+)$'), servers.get_flavor),
+    ('GET', re.compile(r'^/flavors(/detail)?$'), flavors.list_flavors),
+    ('POST', re.compile(r'^/flavors$'), flavors.create_flavor),
+    ('GET', _FLAVOR, flavors.get_flavor),
+    ('PUT', _FLAVOR, flavors.update_flavor),
+    ('DELETE', _FLAVOR, flavors.delete_flavor),
+    ('GET', _EXTRA_SPECS, flavors.list_extra_specs),
+    ('POST', _EXTRA_SPECS, flavors.create_extra_specs),
+    ('GET', _EXTRA_SPEC, flavors.show_extra_spec),
+    ('PUT', _EXTRA_SPEC, flavors.update_extra_spec),
+    ('DELETE', _EXTRA_SPEC, flavors.delete_extra_spec),
     ('GET', re.compile(r'^/servers$'), servers.list_servers),
     ('GET', re.compile(r'^/servers/detail$'), servers.list_servers_detail),
     ('POST', re.compile(r'^/servers$'), servers.create_server),
     ('GET', re.compile(r'^/servers/%s$' % _UUID), servers.show_server),
     ('DELETE', re.compile(r'^/servers/%s$' % _UUID), servers.delete_server),
     ('POST', re.compile(r'^/servers/%s/action$' % _UUID),
-     servers.server_action),
+     server_actions.server_action),
     ('POST', re.compile(r'^/os-server-external-events$'),
      external_events.create),
     ('GET', re.compile(r'^/os-services$'), services.list_services),
@@ -74,6 +89,8 @@ ERRORS: list[tuple[type, int, str]] = [
     (exception.PolicyNotAuthorized, 403, 'forbidden'),
     (exception.Forbidden, 403, 'forbidden'),
     (exception.InstanceNotFound, 404, 'itemNotFound'),
+    (exception.ItemNotFound, 404, 'itemNotFound'),
+    (exception.FlavorExists, 409, 'conflictingRequest'),
     (exception.ServiceNotFound, 404, 'itemNotFound'),
     (exception.ComputeHostNotFound, 404, 'itemNotFound'),
     (exception.ComputeServiceInUse, 400, 'badRequest'),
@@ -132,7 +149,12 @@ class ComputeAPI:
             return error_response(500, 'computeFault',
                                   'Unexpected API Error.')
         else:
+            # As Nova: the version in both headers, which the answer
+            # varies by.
             resp.headers['OpenStack-API-Version'] = 'compute %d.%d' % version
+            resp.headers['X-OpenStack-Nova-API-Version'] = '%d.%d' % version
+            resp.headers.add('Vary', 'OpenStack-API-Version')
+            resp.headers.add('Vary', 'X-OpenStack-Nova-API-Version')
         return resp
 
     @staticmethod

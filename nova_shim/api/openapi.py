@@ -1,9 +1,9 @@
 """``GET /openapi.yaml``: the OpenAPI description of the compute API.
 
 ``openapi.yaml`` in this package describes every route of
-:data:`nova_shim.compute.api.ROUTES`. What changes with the code is
+:data:`nova_shim.api.app.ROUTES`. What changes with the code is
 filled in when it is served, from the tables the handlers use: the
-action names a server action body may hold (``servers.ACTIONS``) and
+action names a server action body may hold (``server_actions.ACTIONS``) and
 the event names and statuses of ``os-server-external-events``.
 """
 
@@ -13,9 +13,9 @@ import importlib.resources
 import webob
 import yaml
 
-from nova_shim.compute import external_events
+from nova_shim.api.handlers import external_events
+from nova_shim.api.handlers import server_actions
 from nova_shim.compute.manager import ComputeManager
-from nova_shim.compute import servers
 
 
 class _Dumper(yaml.SafeDumper):
@@ -29,7 +29,7 @@ def document() -> bytes:
         'openapi.yaml').read_text(encoding='utf-8'))
     schemas = doc['components']['schemas']
     schemas['ServerAction']['propertyNames'] = {
-        'enum': sorted(servers.ACTIONS)}
+        'enum': sorted(server_actions.ACTIONS)}
     schemas['EventName']['enum'] = sorted(external_events.EVENT_NAMES)
     schemas['EventStatus']['enum'] = sorted(external_events.STATUSES)
     return yaml.dump(doc, Dumper=_Dumper, sort_keys=False,

@@ -1,0 +1,1 @@
+"""nova_shim's database: tables (models), functions (api), migrations."""
