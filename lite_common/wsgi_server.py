@@ -355,7 +355,12 @@ class WSGIServer:
             # Pass Forwarded and X-Forwarded-* on to the app, as gunicorn
             # does, rather than drop them on every request.
             clear_untrusted_proxy_headers=False)
-        self._server = _Server(app, adj=adj, sockinfo=adj.listen[0])
+        try:
+            self._server = _Server(app, adj=adj, sockinfo=adj.listen[0])
+        except OSError as exc:
+            # Say which address: the caller may run several servers.
+            raise OSError(exc.errno, '%s: %s:%d' % (
+                exc.strerror, host, port)) from exc
         self._server.error_body = error_body
         self.app = app
         self.host = host

@@ -30,6 +30,7 @@ class Instance:
     updated_at: datetime.datetime
     retry: dict | None = None
     reservation_id: str | None = None
+    image_ref: str | None = None
 
     @property
     def device_profile(self) -> str | None:

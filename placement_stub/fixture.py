@@ -8,8 +8,8 @@ Usable as a context manager::
 or as a ``fixtures.Fixture`` (``self.useFixture(PlacementFixture())``).
 Each fixture has its own SQLite database in a temporary directory, and
 trusts the identity headers (``noauth2``) unless ``overrides`` name
-another ``[api] auth_strategy``: it listens on loopback, for tests and
-the all-in-one.
+another ``[api] auth_strategy``: it listens on loopback (on ``port``; 0,
+the default, picks a free one), for tests and the all-in-one.
 """
 
 import os
@@ -26,10 +26,12 @@ from placement_stub import server
 class PlacementFixture(fixtures.Fixture):
     """Run placement_stub in a thread; ``endpoint`` is its URL."""
 
-    def __init__(self, connection=None, host='127.0.0.1', overrides=None):
+    def __init__(self, connection=None, host='127.0.0.1', overrides=None,
+                 port=0):
         super().__init__()
         self.connection = connection
         self.host = host
+        self.port = port
         self.overrides = dict(overrides or {})
         self.endpoint = None
         self.app = None
@@ -56,7 +58,7 @@ class PlacementFixture(fixtures.Fixture):
         overrides.update(self.overrides)
         self.conf = conf_lib.build_conf(overrides=overrides)
         self.app = deploy.deploy(self.conf)
-        self._httpd = server.Server(self.app, self.host, 0).start()
+        self._httpd = server.Server(self.app, self.host, self.port).start()
         self.endpoint = self._httpd.url
         return self
 

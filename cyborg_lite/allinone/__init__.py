@@ -29,7 +29,14 @@ driver on a fixture sysfs tree::
 ``fake``, ``t4-vgpu``, ``a100``; see
 :func:`cyborg_lite.allinone.hosts.simulated_host`), and ``compute=True``
 adds nova_shim's compute service, which serves every simulated host as a
-hypervisor and receives the bind events.
+hypervisor and receives the bind events, an Image API
+(:mod:`cyborg_lite.allinone.images`) for its images, and the Identity
+version documents that some clients check
+(:mod:`cyborg_lite.allinone.identity`). Each server listens on its port
+(``api_port``, ``compute_port``, ``placement_port``, ``image_port``,
+``identity_port``; 0 picks a free one), and
+:meth:`AllInOne.write_clouds_yaml` writes a ``clouds.yaml`` that the
+OpenStack clients use.
 """
 
 import logging
@@ -39,7 +46,10 @@ import uuid
 from cyborg_lite import conf as cl_conf
 from cyborg_lite import local_transport
 from cyborg_lite import rpc
+from cyborg_lite.allinone import clouds
 from cyborg_lite.allinone import hosts as host_lib
+from cyborg_lite.allinone import identity as identity_lib
+from cyborg_lite.allinone import images as images_lib
 from cyborg_lite.agent import service as agent_service
 from cyborg_lite.api import app as api_app
 from cyborg_lite.api import auth as api_auth
@@ -85,7 +95,8 @@ class AllInOne:
     def __init__(self, state_dir, api_port=0, hosts=1, overrides=None,
                  unique_topics=False, api_host='127.0.0.1',
                  host_overrides=None, placement=True, host_kinds=None,
-                 compute=False):
+                 compute=False, compute_port=0, placement_port=0,
+                 image_port=0, identity_port=0):
         os.makedirs(state_dir, exist_ok=True)
         self.state_dir = state_dir
         options = default_overrides(state_dir, unique_topics)
@@ -106,10 +117,18 @@ class AllInOne:
             self._host_sysfs[hostname] = sysfs
         self.compute = None
         self._with_compute = compute
+        self.compute_port = compute_port
+        self.images = self.identity = None
+        if compute:
+            self.images = images_lib.EmbeddedImages(
+                os.path.join(state_dir, 'images'), api_host, image_port)
+            self.identity = identity_lib.EmbeddedIdentity(api_host,
+                                                          identity_port)
         self.placement = None
         if placement and not placement_mirror.configured(
                 self.conf):
-            self.placement = host_lib.EmbeddedPlacement(state_dir)
+            self.placement = host_lib.EmbeddedPlacement(
+                state_dir, host=api_host, port=placement_port)
         self.api_host = api_host
         self.api_port = api_port
         self.db = None
@@ -174,9 +193,12 @@ class AllInOne:
     def _start_compute(self):
         """nova_shim's compute registers the compute nodes itself."""
         from cyborg_lite.allinone import compute as compute_lib
+        self.images.start()
+        self.identity.start()
         self.compute = compute_lib.EmbeddedCompute(
             self.state_dir, self.hostnames, self.placement_url,
-            api_host=self.api_host).start()
+            api_host=self.api_host, api_port=self.compute_port,
+            image_url=self.images.url).start()
         for (group, name), value in self.compute.nova_overrides().items():
             self._options[(group, name)] = value
             self.conf.set_override(name, value, group=group)
@@ -193,6 +215,14 @@ class AllInOne:
             lines.append(self.compute.warn_if_open(stream=stream))
         return [line for line in lines if line is not None]
 
+    def write_clouds_yaml(self):
+        """``clouds.yaml`` in the state directory, with one cloud
+        (``cyborg-lite``) of these services; its path."""
+        return clouds.write(self.state_dir, clouds.cloud(
+            self.url, self.compute.url if self.compute else None,
+            self.placement_url, self.images.url if self.images else None,
+            self.identity.url if self.identity else None))
+
     def sysfs_root(self, hostname):
         """The sysfs tree of a simulated host, or None."""
         sysfs = self._host_sysfs.get(hostname)
@@ -206,6 +236,10 @@ class AllInOne:
     def stop(self):
         if self.compute is not None:
             self.compute.stop()
+        if self.images is not None:
+            self.images.stop()
+        if self.identity is not None:
+            self.identity.stop()
         if self.api_server is not None:
             self.api_server.stop()
         for agent in self.agents:

@@ -19,7 +19,7 @@ API_VERSION_PATH = '/v2.1'
 
 class EmbeddedCompute:
     def __init__(self, state_dir, hostnames, placement_url,
-                 api_host='127.0.0.1', api_port=0):
+                 api_host='127.0.0.1', api_port=0, image_url=None):
         self.conf = shim_conf.build_conf(overrides={
             (None, 'state_path'): os.path.join(state_dir, 'nova-shim'),
             (None, 'host'): 'nova-shim-compute',
@@ -36,6 +36,10 @@ class EmbeddedCompute:
             ('cyborg', 'auth_type'): 'none',
             ('service_user', 'send_service_user_token'): True,
         })
+        if image_url:
+            self.conf.set_override('auth_type', 'none', group='glance')
+            self.conf.set_override('endpoint_override', image_url,
+                                   group='glance')
         self.service = compute_service.ComputeService(self.conf)
 
     @property

@@ -41,11 +41,11 @@ def placement_overrides(endpoint):
 class EmbeddedPlacement:
     """placement_stub in a thread; ``endpoint`` once started."""
 
-    def __init__(self, state_dir, host='127.0.0.1'):
+    def __init__(self, state_dir, host='127.0.0.1', port=0):
         connection = 'sqlite:///' + os.path.join(state_dir,
                                                  'placement.sqlite')
         self._fixture = placement_fixture.PlacementFixture(
-            connection=connection, host=host)
+            connection=connection, host=host, port=port)
 
     @property
     def endpoint(self):

@@ -35,12 +35,17 @@ import uuid
 import webob
 import webob.dec
 
+from lite_common.wsgi_server import WSGIServer
+
 RESERVED = frozenset({'id', 'status', 'size', 'virtual_size', 'checksum',
                       'os_hash_algo', 'os_hash_value', 'created_at',
                       'updated_at', 'file', 'schema', 'self', 'locations',
                       'direct_url', 'owner'})
 LIST_PARAMS = frozenset({'limit', 'marker', 'sort_key', 'sort_dir'})
 PAGE_SIZE = 25
+# The largest image uploaded (a snapshot of a test-driver guest is
+# small).
+MAX_IMAGE_SIZE = 256 << 20
 # The images a fresh all-in-one has: name -> disk format.
 SEEDED = {'cirros-0.6.2-x86_64-disk': 'qcow2', 'ubuntu-24.04': 'qcow2'}
 
@@ -56,9 +61,13 @@ def _now() -> str:
 
 
 class ImageAPI:
-    """The Image API over a directory (``None``: in memory only)."""
+    """The Image API over a directory (``None``: in memory only), with
+    the :data:`SEEDED` images unless ``seed`` is false."""
 
-    def __init__(self, directory: str | None = None) -> None:
+    page_size = PAGE_SIZE
+
+    def __init__(self, directory: str | None = None,
+                 seed: bool = True) -> None:
         self.directory = directory
         self.images: dict[str, dict] = {}
         self.data: dict[str, bytes] = {}
@@ -66,8 +75,13 @@ class ImageAPI:
         if directory:
             os.makedirs(directory, exist_ok=True)
             self._load()
-        if not self.images:
+        if seed and not self.images:
             self._seed()
+
+    def timestamp(self) -> str:
+        """The time an image is created or changed, as Glance writes
+        it."""
+        return _now()
 
     # -- the store -------------------------------------------------------
 
@@ -100,7 +114,7 @@ class ImageAPI:
         os.replace(tmp, self._index())
 
     def _seed(self) -> None:
-        created = _now()
+        created = self.timestamp()
         for name, disk_format in SEEDED.items():
             image_id = seeded_id(name)
             self.images[image_id] = self._view(
@@ -143,15 +157,27 @@ class ImageAPI:
     def __call__(self, req: webob.Request) -> webob.Response:
         return self.dispatch(req)
 
-    def dispatch(self, req: webob.Request) -> webob.Response:
+    @staticmethod
+    def route(req: webob.Request) -> tuple[str | None, str | None]:
+        """``(kind, image_id)`` of a request: kind ``images``,
+        ``image``, ``file`` or ``members``, or ``versions`` at ``/``;
+        ``(None, None)`` for a path this API does not serve."""
         parts = req.path_info.strip('/').split('/')
-        if parts == [''] and req.method == 'GET':
-            return self._versions(req)
+        if parts == ['']:
+            return 'versions', None
         if parts[:2] != ['v2', 'images'] or len(parts) > 4:
-            return self._error(404, 'The resource could not be found.')
+            return None, None
         image_id = parts[2] if len(parts) > 2 else None
         kind = 'images' if image_id is None else (
             parts[3] if len(parts) > 3 else 'image')
+        return kind, image_id
+
+    def dispatch(self, req: webob.Request) -> webob.Response:
+        kind, image_id = self.route(req)
+        if kind == 'versions' and req.method == 'GET':
+            return self._versions(req)
+        if kind in (None, 'versions'):
+            return self._error(404, 'The resource could not be found.')
         handler = {('GET', 'images'): self._list,
                    ('POST', 'images'): self._create,
                    ('GET', 'image'): self._show,
@@ -195,7 +221,7 @@ class ImageAPI:
         image_id = str(uuid.uuid4())
         image = self._view(image_id, body,
                            owner=req.headers.get('X-Project-Id') or 'admin',
-                           created=_now())
+                           created=self.timestamp())
         with self._lock:
             self.images[image_id] = image
             self._save()
@@ -208,7 +234,7 @@ class ImageAPI:
             self.data[image_id] = req.body
             self.images[image_id].update(status='active',
                                          size=len(req.body),
-                                         updated_at=_now())
+                                         updated_at=self.timestamp())
             self._save(image_id)
         return webob.Response(status=204)
 
@@ -244,7 +270,8 @@ class ImageAPI:
         filters = {k: v for k, v in query.items() if k not in LIST_PARAMS}
         key = query.get('sort_key', 'created_at')
         try:
-            limit = min(int(query.get('limit', PAGE_SIZE)), PAGE_SIZE)
+            limit = min(int(query.get('limit', self.page_size)),
+                        self.page_size)
         except ValueError:
             return self._error(400, 'limit is not a number')
         if limit < 1:
@@ -266,3 +293,24 @@ class ImageAPI:
             params = dict(query, marker=page[-1]['id'])
             body['next'] = '/v2/images?' + urllib.parse.urlencode(params)
         return self._json(body)
+
+
+class EmbeddedImages:
+    """The Image API on the built-in server; ``url`` once started."""
+
+    def __init__(self, directory: str, host: str = '127.0.0.1',
+                 port: int = 0) -> None:
+        self.api = ImageAPI(directory)
+        self.server = WSGIServer(self.api, host, port,
+                                 max_body_size=MAX_IMAGE_SIZE)
+
+    @property
+    def url(self) -> str:
+        return self.server.url
+
+    def start(self) -> 'EmbeddedImages':
+        self.server.start()
+        return self
+
+    def stop(self) -> None:
+        self.server.stop()

@@ -1,9 +1,14 @@
 """``cyborg-lite-allinone``: every service in one process, on embedded
 defaults (SQLite, in-process messaging, noauth, simulated hosts).
 
-It prints the API's and Placement's endpoint URLs and serves until
-interrupted; with ``--demo`` it walks an ARQ through its life over HTTP
-and exits. The stack (and its open-access warnings) comes from
+It serves the cyborg-lite API, Placement, the compute API, an Image API
+and Identity's version documents on their usual ports (6666, 8778, 8774,
+9292, 5000; each option takes 0 for a free one), writes ``clouds.yaml``
+into the state directory (one cloud, ``cyborg-lite``, for the OpenStack
+clients), prints the URLs and the line that uses that cloud, and serves
+until interrupted; with
+``--demo`` it walks accelerated guests through their life over HTTP and
+exits. The stack (and its open-access warnings) comes from
 :mod:`cyborg_lite.allinone`, the composition root: this module imports
 neither ``placement_stub`` nor ``nova_shim``.
 """
@@ -30,7 +35,17 @@ def parse_args(argv):
         description='Run cyborg-lite in one process on embedded defaults.')
     parser.add_argument('--api-port', type=int, default=6666,
                         help='port of the API (0 picks a free one)')
-    parser.add_argument('--api-host', default='127.0.0.1')
+    parser.add_argument('--api-host', default='127.0.0.1',
+                        help='the address every server listens on')
+    parser.add_argument('--compute-port', type=int, default=8774,
+                        help='port of the compute API (0 picks a free one)')
+    parser.add_argument('--placement-port', type=int, default=8778,
+                        help='port of Placement (0 picks a free one)')
+    parser.add_argument('--image-port', type=int, default=9292,
+                        help='port of the Image API (0 picks a free one)')
+    parser.add_argument('--identity-port', type=int, default=5000,
+                        help='port of the Identity version documents that '
+                             'some clients check (0 picks a free one)')
     parser.add_argument('--state-dir',
                         default=os.path.join(os.getcwd(), 'state'),
                         help='where the SQLite file and the log go')
@@ -58,9 +73,17 @@ def main(argv=None):
         # N hosts take the kinds in turn: fake, t4-vgpu, a100, fake...
         kinds = [allinone.HOST_KINDS[n % len(allinone.HOST_KINDS)]
                  for n in range(int(args.hosts))]
-    stack = allinone.AllInOne(args.state_dir, api_port=args.api_port,
-                              host_kinds=kinds, api_host=args.api_host,
-                              overrides=overrides, compute=True)
+    try:
+        stack = allinone.AllInOne(
+            args.state_dir, api_port=args.api_port, host_kinds=kinds,
+            api_host=args.api_host, overrides=overrides, compute=True,
+            compute_port=args.compute_port,
+            placement_port=args.placement_port, image_port=args.image_port,
+            identity_port=args.identity_port)
+    except OSError as exc:
+        print('cyborg-lite-allinone: %s' % _start_failure(exc, args),
+              file=sys.stderr, flush=True)
+        return 1
     process.setup_logging(stack.conf)
     try:
         stack.start()
@@ -75,6 +98,8 @@ def main(argv=None):
           flush=True)
     print('Placement: %s' % stack.placement_url, flush=True)
     print('Compute (nova-shim --url): %s' % stack.compute.url, flush=True)
+    print('Images: %s' % stack.images.url, flush=True)
+    print(clouds_usage(stack.write_clouds_yaml()), flush=True)
     print('Hosts: %s' % ', '.join('%s (%s)' % pair for pair in zip(
         stack.hostnames, kinds, strict=True)), flush=True)
     stack.warn_if_open()
@@ -99,11 +124,18 @@ def main(argv=None):
         stack.stop()
 
 
+def clouds_usage(path):
+    """The line that tells how to use the all-in-one's cloud."""
+    return 'OpenStack clients: %s' % allinone.clouds.usage(path)
+
+
 def _start_failure(exc, args):
     """What failed at start-up and what to do, in one line."""
     if isinstance(exc, OSError) and exc.errno == errno.EADDRINUSE:
-        return ('port %d on %s is in use: choose another with --api-port'
-                % (args.api_port, args.api_host))
+        return ('%s is in use: choose other ports with --api-port, '
+                '--compute-port, --placement-port, --image-port and '
+                '--identity-port (0 picks a free one)'
+                % exc.strerror.rpartition(': ')[2])
     if isinstance(exc, OSError) and exc.errno == errno.EADDRNOTAVAIL:
         return ('%s is not an address of this machine: choose another '
                 'with --api-host' % args.api_host)

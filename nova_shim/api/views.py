@@ -60,6 +60,12 @@ def server(instance: Instance, arqs: list[dict] | None = None,
         'created': _time(instance.created_at),
         'updated': _time(instance.updated_at),
         'flavor': _server_flavor(instance, base_url, version),
+        # As Nova: the image's id and link, or "" (booted from a volume,
+        # or no image asked for).
+        'image': {'id': instance.image_ref, 'links': [{
+            'rel': 'bookmark', 'href': '%s/images/%s' % (
+                base_url, instance.image_ref)}]} if instance.image_ref
+        else '',
         'OS-EXT-STS:vm_state': instance.vm_state,
         'OS-EXT-STS:task_state': instance.task_state,
         'OS-EXT-STS:power_state': instance.power_state,

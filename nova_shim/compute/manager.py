@@ -121,8 +121,8 @@ class ComputeManager:
 
     def build_instances(self, ctx: RequestContext, name: str, flavor: Flavor,
                         min_count: int = 1, max_count: int = 1,
-                        reservation_id: str | None = None
-                        ) -> list[Instance]:
+                        reservation_id: str | None = None,
+                        image_ref: str | None = None) -> list[Instance]:
         """Record ``max_count`` instances (BUILD) and build them in the
         background: at least ``min_count`` of them, or none
         (:func:`build.build_instances`). Several are named
@@ -134,7 +134,7 @@ class ComputeManager:
             project_id=ctx.project_id, user_id=ctx.user_id,
             flavor=flavor.snapshot(),
             vm_state=states.BUILDING, task_state=states.SCHEDULING,
-            reservation_id=reservation_id)
+            reservation_id=reservation_id, image_ref=image_ref)
             for n in range(1, max_count + 1)]
         self._background('build-%s' % reservation_id,
                          build.build_instances, self.deps, ctx,

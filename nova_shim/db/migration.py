@@ -23,8 +23,11 @@ import sqlalchemy as sa
 from nova_shim.db import models
 
 _SCRIPT_LOCATION = os.path.join(os.path.dirname(__file__), 'alembic')
-# The migration that made what a database from before them holds.
+# The migration that made what a database from before them holds, and
+# the nullable columns such a database may lack (older releases added
+# them at start-up).
 FIRST = '0001_initial'
+LEGACY_COLUMNS = {'instances': ('retry', 'reservation_id')}
 
 
 def _config(connection) -> alembic_config.Config:
@@ -59,23 +62,21 @@ def upgrade(engine: sa.engine.Engine, revision: str = 'head') -> None:
         current = migration.MigrationContext.configure(
             connection).get_current_revision()
         if current is None and 'instances' in tables:
-            _add_missing_columns(connection, ('instances', 'services'))
+            _add_missing_columns(connection)
             command.stamp(_config(connection), FIRST)
         command.upgrade(_config(connection), revision)
 
 
-def _add_missing_columns(connection, names) -> None:
-    """Add the nullable columns that a database from an older release
-    lacks (the compute service made its tables, not their new
-    columns)."""
+def _add_missing_columns(connection) -> None:
+    """Add the nullable columns of the first migration that a database
+    from an older release lacks."""
     inspector = sa.inspect(connection)
-    for table in models.METADATA.sorted_tables:
-        if table.name not in names:
-            continue
-        present = {c['name'] for c in inspector.get_columns(table.name)}
-        for column in table.columns:
-            if column.name in present or not column.nullable:
+    for name, columns in LEGACY_COLUMNS.items():
+        table = models.METADATA.tables[name]
+        present = {c['name'] for c in inspector.get_columns(name)}
+        for column in columns:
+            if column in present:
                 continue
-            kind = column.type.compile(dialect=connection.dialect)
+            kind = table.c[column].type.compile(dialect=connection.dialect)
             connection.execute(sa.text('ALTER TABLE %s ADD COLUMN %s %s' % (
-                table.name, column.name, kind)))
+                name, column, kind)))

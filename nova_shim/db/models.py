@@ -40,6 +40,8 @@ INSTANCES = sa.Table(
     sa.Column('retry', sa.Text),
     # The reservation id of a multi-create, shared by its instances.
     sa.Column('reservation_id', sa.String(255)),
+    # The image it was built from (imageRef), if any.
+    sa.Column('image_ref', sa.String(255)),
     # Lists are by project.
     sa.Index('instances_project_id_idx', 'project_id'),
     **MYSQL_TABLE,

@@ -116,12 +116,25 @@ def create_server(req: webob.Request, manager: ComputeManager
         raise exception.InvalidRequest(
             reason='"return_reservation_id" is a boolean')
     instances = manager.build_instances(ctx, body['name'], flavor,
-                                        min_count, max_count)
+                                        min_count, max_count,
+                                        image_ref=_image_ref(body))
     if reservation_id:
         return http.json_response(
             {'reservation_id': instances[0].reservation_id}, 202)
     return http.json_response({'server': views.server(
         instances[0], **http.view_args(req))}, 202)
+
+
+def _image_ref(body: dict) -> str | None:
+    """The image ``imageRef`` names (its id, or a link to it, as Nova
+    takes one), or None."""
+    ref = body.get('imageRef')
+    if ref in (None, ''):
+        return None
+    if not isinstance(ref, str) or len(ref) > MAX_NAME_LENGTH:
+        raise exception.InvalidRequest(
+            reason='"imageRef" is an image\'s id or a link to it')
+    return ref.rstrip('/').rpartition('/')[2] or None
 
 
 def _flavor(manager: ComputeManager, body: dict) -> Flavor:

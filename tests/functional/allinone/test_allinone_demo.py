@@ -8,7 +8,9 @@ from cyborg_lite.cmd import allinone
 
 @pytest.mark.slow
 def test_demo_boots_guests_and_leaves_nothing_behind(tmp_path, capsys):
-    assert allinone.main(['--demo', '--api-port', '0',
+    assert allinone.main(['--demo', '--api-port', '0', '--compute-port', '0',
+                          '--placement-port', '0', '--image-port', '0',
+                          '--identity-port', '0',
                           '--state-dir', str(tmp_path)]) == 0
     out, err = capsys.readouterr()
     assert 'cyborg-lite API: http://127.0.0.1:' in out
