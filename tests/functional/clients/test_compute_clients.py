@@ -160,3 +160,21 @@ def test_python_novaclient(cloud):
     while server.id in [s.id for s in nova.servers.list()]:
         assert time.monotonic() < deadline
         time.sleep(0.2)
+
+
+@pytest.mark.parametrize('path', ['', '/', '/v2.1', '/v2.1/'])
+def test_keystoneauth_discovers_the_compute_api(cloud, path):
+    """From the root or from ``/v2.1``, as Nova serves them, with the
+    microversion range."""
+    from keystoneauth1 import adapter
+    from keystoneauth1 import noauth
+    from keystoneauth1 import session
+    compute = adapter.Adapter(
+        session.Session(auth=noauth.NoAuth()), service_type='compute',
+        endpoint_override=cloud.compute.url.removesuffix('/v2.1') + path,
+        version='2')
+    data = compute.get_endpoint_data()
+    assert data.api_version == (2, 1)
+    assert (data.min_microversion, data.max_microversion) == ((2, 1),
+                                                              (2, 96))
+    assert data.url.rstrip('/').endswith('/v2.1')
