@@ -120,10 +120,11 @@ class AllInOne:
         self.compute_port = compute_port
         self.images = self.identity = None
         if compute:
-            self.images = images_lib.EmbeddedImages(
-                os.path.join(state_dir, 'images'), api_host, image_port)
-            self.identity = identity_lib.EmbeddedIdentity(api_host,
-                                                          identity_port)
+            self.images = WSGIServer(
+                images_lib.ImageAPI(os.path.join(state_dir, 'images')),
+                api_host, image_port, max_body_size=images_lib.MAX_IMAGE_SIZE)
+            self.identity = WSGIServer(identity_lib.application, api_host,
+                                       identity_port)
         self.placement = None
         if placement and not placement_mirror.configured(
                 self.conf):

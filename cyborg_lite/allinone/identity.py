@@ -14,8 +14,6 @@ import json
 import webob
 import webob.dec
 
-from lite_common.wsgi_server import WSGIServer
-
 VERSION = {
     'id': 'v3.14', 'status': 'stable', 'updated': '2020-04-07T00:00:00Z',
     'media-types': [{'base': 'application/json',
@@ -44,20 +42,3 @@ def application(req: webob.Request) -> webob.Response:
         'message': 'The all-in-one has no Identity service: its services '
                    'serve any caller.'}}, 404)
 
-
-class EmbeddedIdentity:
-    """The version documents on the built-in server; ``url``."""
-
-    def __init__(self, host: str = '127.0.0.1', port: int = 0) -> None:
-        self.server = WSGIServer(application, host, port)
-
-    @property
-    def url(self) -> str:
-        return self.server.url
-
-    def start(self) -> 'EmbeddedIdentity':
-        self.server.start()
-        return self
-
-    def stop(self) -> None:
-        self.server.stop()

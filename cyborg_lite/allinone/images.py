@@ -35,8 +35,6 @@ import uuid
 import webob
 import webob.dec
 
-from lite_common.wsgi_server import WSGIServer
-
 RESERVED = frozenset({'id', 'status', 'size', 'virtual_size', 'checksum',
                       'os_hash_algo', 'os_hash_value', 'created_at',
                       'updated_at', 'file', 'schema', 'self', 'locations',
@@ -294,23 +292,3 @@ class ImageAPI:
             body['next'] = '/v2/images?' + urllib.parse.urlencode(params)
         return self._json(body)
 
-
-class EmbeddedImages:
-    """The Image API on the built-in server; ``url`` once started."""
-
-    def __init__(self, directory: str, host: str = '127.0.0.1',
-                 port: int = 0) -> None:
-        self.api = ImageAPI(directory)
-        self.server = WSGIServer(self.api, host, port,
-                                 max_body_size=MAX_IMAGE_SIZE)
-
-    @property
-    def url(self) -> str:
-        return self.server.url
-
-    def start(self) -> 'EmbeddedImages':
-        self.server.start()
-        return self
-
-    def stop(self) -> None:
-        self.server.stop()

@@ -5,11 +5,17 @@ import pytest
 import requests
 
 from cyborg_lite.allinone import images
+from lite_common.wsgi_server import WSGIServer
+
+
+def _serve(directory):
+    return WSGIServer(images.ImageAPI(directory),
+                      max_body_size=images.MAX_IMAGE_SIZE).start()
 
 
 @pytest.fixture
 def served(tmp_path):
-    service = images.EmbeddedImages(str(tmp_path / 'images')).start()
+    service = _serve(str(tmp_path / 'images'))
     yield service
     service.stop()
 
@@ -29,7 +35,7 @@ def test_seeded_images_and_version_discovery(served):
 
 def test_a_snapshot_is_kept_across_a_restart(tmp_path):
     directory = str(tmp_path / 'images')
-    first = images.EmbeddedImages(directory).start()
+    first = _serve(directory)
     try:
         resp = requests.post(first.url + '/v2/images', json={
             'name': 'snap', 'disk_format': 'qcow2', 'instance_uuid': 'i-1'},
@@ -45,11 +51,11 @@ def test_a_snapshot_is_kept_across_a_restart(tmp_path):
         assert resp.status_code == 204, resp.text
     finally:
         first.stop()
-    second = images.EmbeddedImages(directory).start()
+    second = _serve(directory)
     try:
         shown = requests.get(second.url + image['self'], timeout=10).json()
         assert (shown['status'], shown['size']) == ('active', 10)
-        assert second.api.data[image['id']] == b'disk bytes'
+        assert second.app.data[image['id']] == b'disk bytes'
         assert requests.delete(second.url + image['self'],
                                timeout=10).status_code == 204
         assert requests.get(second.url + image['self'],

@@ -10,26 +10,12 @@ from cyborg_lite.cmd import dbsync
 from cyborg_lite.db import engine
 from cyborg_lite.db import migration
 from cyborg_lite.db import models
+from tests.fixtures import databases
 
 
 def _db(url):
     return engine.Database(cl_conf.build_conf(
         overrides={('database', 'connection'): url}))
-
-
-def _normal(default):
-    # PostgreSQL adds a cast ('enabled'::character varying).
-    text = str(default or '').split('::')[0].strip().strip("'").lower()
-    return {'false': '0', 'true': '1'}.get(text, text)
-
-
-def _compare_server_default(context, inspected_column, metadata_column,
-                            inspected_default, metadata_default,
-                            rendered_metadata_default):
-    """Differ only when the defaults mean different values: MariaDB
-    stores a boolean ``false()`` default as ``'0'``, PostgreSQL adds a
-    cast."""
-    return _normal(inspected_default) != _normal(rendered_metadata_default)
 
 
 def test_models_and_migrations_agree(db_url):
@@ -38,7 +24,8 @@ def test_models_and_migrations_agree(db_url):
     with db.engine.connect() as conn:
         context = alembic_migration.MigrationContext.configure(
             conn, opts={'compare_type': True,
-                        'compare_server_default': _compare_server_default})
+                        'compare_server_default':
+                            databases.compare_server_default})
         diff = autogenerate.compare_metadata(context, models.Base.metadata)
     db.dispose()
     assert diff == []

@@ -18,18 +18,7 @@ from nova_shim.db import migration
 from nova_shim.db import models
 from nova_shim.service import ComputeService
 from nova_shim.service import SchemaNotCurrent
-
-
-def _normal(default):
-    # PostgreSQL adds a cast; MariaDB stores false() as '0'.
-    text = str(default or '').split('::')[0].strip().strip("'").lower()
-    return {'false': '0', 'true': '1'}.get(text, text)
-
-
-def _compare_server_default(context, inspected_column, metadata_column,
-                            inspected_default, metadata_default,
-                            rendered_metadata_default):
-    return _normal(inspected_default) != _normal(rendered_metadata_default)
+from tests.fixtures import databases
 
 
 def test_models_and_migrations_agree(db_url):
@@ -43,7 +32,7 @@ def test_models_and_migrations_agree(db_url):
             context = alembic_migration.MigrationContext.configure(
                 conn, opts={'compare_type': True,
                             'compare_server_default':
-                                _compare_server_default})
+                                databases.compare_server_default})
             diff = autogenerate.compare_metadata(context, models.METADATA)
     finally:
         database.dispose()
