@@ -10,14 +10,14 @@
 It starts the system under test itself: the all-in-one in its own
 process; ``multiprocess``, the production topology's processes on the
 test set-up's PostgreSQL (fsync, synchronous_commit and full_page_writes
-off), without Placement or Nova; or ``production``, README's production
-mode as deployed (PostgreSQL with default durability, the placement
-stub under gunicorn, Nova events to nova-shim-compute, 16 handles per
-FPGA; see :mod:`benchmarks.topology`). It drives the ARQ lifecycle as
-Nova does at each concurrency, and reports throughput, p50/p95/p99 per
-step and per lifecycle, errors, the CPU each process group spent per
-lifecycle (:mod:`benchmarks.cpu`), the peak RSS of every server process,
-and the machine's floor that day (:mod:`benchmarks.floor`).
+off), without Placement or Nova; or ``production``, the install guide's
+production mode as deployed (PostgreSQL with default durability, the
+placement stub under gunicorn, Nova events to nova-shim-compute, 16
+handles per FPGA; see ``benchmarks.topology``). It drives the ARQ
+lifecycle as Nova does at each concurrency, and reports throughput,
+p50/p95/p99 per step and per lifecycle, errors, the CPU each process
+group spent per lifecycle (``benchmarks.cpu``), the peak RSS of every
+server process, and the machine's floor that day (``benchmarks.floor``).
 """
 
 import argparse
@@ -98,7 +98,7 @@ class AllInOneProcess:
         return {'allinone': self.proc.pid}
 
     def cpu_groups(self):
-        """See :class:`benchmarks.cpu.CpuMeter`."""
+        """See ``benchmarks.cpu.CpuMeter``."""
         return {'all-in-one': ([self.proc.pid], False),
                 'benchmark client': ([os.getpid()], False)}
 
@@ -197,8 +197,9 @@ def parse_args(argv):
                         choices=['allinone', 'multiprocess', 'production'],
                         default='allinone',
                         help='multiprocess: the faster set-up (fsync off, '
-                             'no Placement, no Nova); production: README\'s '
-                             'production mode as deployed')
+                             'no Placement, no Nova); production: the '
+                             'install guide\'s production mode as '
+                             'deployed')
     parser.add_argument('--conductors', type=int, default=1)
     parser.add_argument('--concurrency', default='1,8,32',
                         type=lambda v: [int(c) for c in v.split(',')])

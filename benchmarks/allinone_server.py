@@ -2,11 +2,11 @@
 
     python -m benchmarks.allinone_server --state-dir DIR --handles 512
 
-It runs :class:`cyborg_lite.allinone.AllInOne` with one simulated host
+It runs ``cyborg_lite.allinone.AllInOne`` with one simulated host
 whose fake FPGA has ``--handles`` attach handles, prints ``URL <url>``
 and serves until SIGTERM. ``--http-server cheroot`` (or ``wsgiref``)
 serves the API with another of the candidates of
-:mod:`benchmarks.http_servers` instead of the built-in server.
+``benchmarks.http_servers`` instead of the built-in server.
 """
 
 import argparse

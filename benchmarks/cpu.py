@@ -4,7 +4,7 @@ On a machine with few cores the throughput of the lifecycle is bounded
 by the CPU that one lifecycle costs, all processes together: the API
 workers, the conductors and the agent, but also the broker, the database
 server and the benchmark's own HTTP client, which share the same cores.
-:class:`CpuMeter` reads the CPU time (user and system) of named groups
+``CpuMeter`` reads the CPU time (user and system) of named groups
 of processes at the start and at the end of a window, so that a run can
 say how many milliseconds of CPU each group spent per lifecycle.
 
@@ -38,8 +38,8 @@ def listener_pid(port):
 
 
 class CpuMeter:
-    """CPU seconds spent by groups of processes between :meth:`start`
-    and :meth:`stop`.
+    """CPU seconds spent by groups of processes between ``start``
+    and ``stop``.
 
     ``groups`` maps a name to ``(pids, children)``: the PIDs of the
     group, and whether their children (at start and at stop) belong to

@@ -26,7 +26,7 @@ echo server, or the API's processes) and of RabbitMQ
 (``broker_cpu_ms``), where this user can see them.
 
 ``lifecycle`` adds them up as one lifecycle meets them
-(:func:`lifecycle_floor`): what the lifecycle's work has left to spend
+(``lifecycle_floor``): what the lifecycle's work has left to spend
 on the day of the run, against a target such as 100 lifecycles/s.
 """
 
@@ -71,7 +71,7 @@ def _server(transport, topic):
 
 
 def _after_idle_p50(call):
-    """p50 in ms of ``call`` made after :data:`IDLE_PAUSE` of idleness."""
+    """p50 in ms of ``call`` made after ``IDLE_PAUSE`` of idleness."""
     latencies = []
     for _ in range(IDLE_CALLS):
         time.sleep(IDLE_PAUSE)
@@ -84,7 +84,7 @@ def _after_idle_p50(call):
 
 def _measure(call, calls=CALLS, others=None):
     """Latencies and CPU per call of ``call``; ``others`` are process
-    groups of :class:`benchmarks.cpu.CpuMeter` whose CPU per call is
+    groups of ``benchmarks.cpu.CpuMeter`` whose CPU per call is
     reported too, as ``<group>_cpu_ms``."""
     for _ in range(WARMUP):
         call()
@@ -207,7 +207,7 @@ def measure(base_url, transport_url, api_server=None):
 
 
 def _serve(transport_url, topic):
-    """The child process of :func:`rpc_call`: serve until stdin closes."""
+    """The child process of ``rpc_call``: serve until stdin closes."""
     server = _server(_transport(transport_url), topic)
     server.start()
     print('ready', flush=True)

@@ -10,14 +10,14 @@ request was read out of another's body), whether the server closed the
 connection or reset it, whether a traceback showed, and the seconds
 until the first answer or the close; a case that got nothing within
 ``--timeout`` seconds is a hang. ``verdict`` is ``ok`` when the outcome
-is one a well-kept server gives (see :data:`CASES`). Two more cases hold
+is one a well-kept server gives (see ``CASES``). Two more cases hold
 ``--stalled`` connections stalled in the middle of a request head or
 body while another client sends an ordinary request, which must be
 answered.
 
 Without ``--url`` the probe serves placement_stub's app (SQLite in a
 temporary directory) with each server named in ``--servers`` (see
-:mod:`benchmarks.http_servers`); with ``--url`` it probes a running
+``benchmarks.http_servers``); with ``--url`` it probes a running
 server: ``--target api`` the cyborg-lite API (noauth, as the all-in-one
 runs it), ``--target placement`` placement_stub.
 """
@@ -190,7 +190,7 @@ def _receive(sock, answer, deadline, head_only, linger, then):
 
 def exchange(address, payload, timeout, half_close=False, head_only=False,
              linger=1.0, then=None):
-    """Send ``payload`` and read what comes back (see :func:`_receive`);
+    """Send ``payload`` and read what comes back (see ``_receive``);
     ``seconds`` is the time until the first answer, or the close."""
     answer = Answer()
     started = time.monotonic()

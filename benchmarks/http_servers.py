@@ -2,10 +2,10 @@
 
 Each candidate serves a WSGI app the way the built-in servers must: it
 binds a port (0 picks one) and reports it, serves from a background
-thread (:meth:`start`) and closes its connections on :meth:`stop`.
+thread (``start``) and closes its connections on ``stop``.
 
-* ``waitress``: :class:`lite_common.wsgi_server.WSGIServer`, the one
-  chosen (doc/performance.rst, "Serving HTTP");
+* ``waitress``: ``lite_common.wsgi_server.WSGIServer``, the one
+  chosen;
 * ``cheroot`` (CherryPy's server): a pool of threads, each reading a
   connection's request and answering it;
 * ``wsgiref``: the standard library's server with a thread per
@@ -13,7 +13,7 @@ thread (:meth:`start`) and closes its connections on :meth:`stop`.
 * ``granian``: Rust's hyper in front of Python threads. It serves WSGI
   only from worker processes of its own (its in-process ``embed`` mode
   is ASGI only), so it cannot share a process with the all-in-one's
-  conductor; :class:`GranianProcess` runs it for the probe.
+  conductor; ``GranianProcess`` runs it for the probe.
 
 cheroot and granian are not dependencies of the project; ``pip install
 cheroot granian`` to try them.

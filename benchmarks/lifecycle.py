@@ -48,7 +48,7 @@ class Client:
     load generator, on the same two cores as the services it measures:
     at 8 clients requests' ``Session`` (preparing each request, merging
     settings, wrapping the answer) spent 2.7 to 3.8 ms of CPU per
-    lifecycle, this 1.0 to 1.5 ms (doc/performance.rst); the requests
+    lifecycle, this 1.0 to 1.5 ms; the requests
     on the wire are the same.
     """
 
@@ -176,7 +176,7 @@ def run(base_url, profile, hostname, rp_uuid, concurrency, duration,
         warmup=0.5, meter=None):
     """Run lifecycles from ``concurrency`` threads for ``duration``
     seconds (after a warm-up); returns throughput, latencies, errors,
-    and with a :class:`benchmarks.cpu.CpuMeter`, the CPU each of its
+    and with a ``benchmarks.cpu.CpuMeter``, the CPU each of its
     groups spent per lifecycle over the measured window."""
     timings = {name: [] for name in STEPS + ('lifecycle',)}
     errors = []

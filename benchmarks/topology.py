@@ -8,13 +8,13 @@ or two ``cyborg-lite-conductor``, one ``cyborg-lite-agent`` with the fake
 driver, and RabbitMQ (from ``tools/test-setup.sh``, started here when
 the environment does not name it). Two set-ups:
 
-* :class:`Topology` (``--topology multiprocess``), the faster one: the
+* ``Topology`` (``--topology multiprocess``), the faster one: the
   test set-up's PostgreSQL, which runs with fsync, synchronous_commit
   and full_page_writes off; no Placement (the conductors have no
   ``[placement]``, so agent reports reach no Placement) and no Nova (no
   ``[nova]``, so no ``accelerator-request-bound`` events are sent); the
   FPGA has 512 handles.
-* :class:`ProductionTopology` (``--topology production``), README's
+* ``ProductionTopology`` (``--topology production``), the install guide's
   "Production mode" as deployed: a PostgreSQL with PostgreSQL's default
   durability (``tools/test-setup.sh start-durable-pg``), the placement
   stub under gunicorn (2 workers, ``placement-stub-manage db sync``
@@ -133,7 +133,7 @@ class Topology:
             raise
 
     def _database(self, server_url=None):
-        """A new database, dropped at :meth:`stop`."""
+        """A new database, dropped at ``stop``."""
         return self._dbs.enter_context(
             databases.pg_database(server_url=server_url))
 
@@ -210,7 +210,7 @@ class Topology:
         return pids
 
     def cpu_groups(self):
-        """The process groups of :class:`benchmarks.cpu.CpuMeter`: the
+        """The process groups of ``benchmarks.cpu.CpuMeter``: the
         gunicorn API (master and workers), the conductors, the agent,
         RabbitMQ and PostgreSQL (its postmaster and backends; both found
         by the port they listen on, when this user may see them) and
@@ -239,7 +239,8 @@ class Topology:
 
 
 class ProductionTopology(Topology):
-    """README's "Production mode" as deployed (see the module's doc)."""
+    """The install guide's "Production mode" as deployed (see the
+    module's doc)."""
 
     def __init__(self, conductors=1, handles=16, events_per_request=None,
                  events_wait=None, resolved_events_wait=None, **kwargs):
@@ -278,8 +279,8 @@ class ProductionTopology(Topology):
         api_conf = self._config('api', db_url, rabbit_url, suffix)
         self.group.run(processes.script('cyborg-lite-dbsync') + [
             '--config-file', api_conf, 'upgrade'])
-        # README's order: conductors, API, nova-shim-compute (which
-        # creates the compute-node provider), the agent.
+        # The install guide's order: conductors, API, nova-shim-compute
+        # (which creates the compute-node provider), the agent.
         self._start_conductors(db_url, rabbit_url, suffix)
         self._start_api(api_conf, api_port)
         self.api.wait_for_http(self.url + '/healthcheck')

@@ -7,7 +7,7 @@ services apart.
 A token has one scope: a project (``project_id``), a domain
 (``domain_id``) or the whole deployment (``system_scope = 'all'``).
 Every API rule is project-scoped, so only a project-scoped caller gets
-past policy; the conductor checks the same again (:attr:`scope_project`)
+past policy; the conductor checks the same again (``scope_project``)
 so that a caller without a project never sees a project's ARQs, whatever
 a policy file says.
 """
@@ -102,7 +102,7 @@ class RequestContext:
         """The project whose ARQs this caller may see; None means all.
 
         An admin sees every project's ARQs, as upstream's ``admin_api``
-        rule allows; the services' own context (:meth:`admin`) is a
+        rule allows; the services' own context (``admin``) is a
         system-scoped admin. Any other caller sees its own project's
         ARQs, and one with no project of its own (a domain-scoped token,
         a system-scoped reader) is refused.

@@ -2,7 +2,7 @@
 
 Each exception has a ``msg_fmt`` filled from keyword arguments. They carry
 no HTTP codes: the API maps them to statuses in one table
-(:mod:`cyborg_lite.api.errors`) by their base class. They cross RPC
+(``cyborg_lite.api.errors``) by their base class. They cross RPC
 intact, because oslo.messaging rebuilds exceptions from this module
 (``allowed_remote_exmods``) with the same arguments.
 """

@@ -4,7 +4,7 @@ Dataclasses here hold data and do no I/O. They cross process boundaries as
 plain dicts (``to_dict`` / ``from_dict``), because the RPC layer carries
 plain dicts, not versioned objects.
 
-A driver's ``discover()`` returns a list of :class:`DriverDevice`. The agent
+A driver's ``discover()`` returns a list of ``DriverDevice``. The agent
 sends ``[d.to_dict() for d in devices]`` to the conductor, which rebuilds the
 dataclasses and diffs them against the database.
 """

@@ -1,12 +1,11 @@
 """What every cyborg-lite process does first: config and logging.
 
 The console scripts (``cyborg_lite/cmd/``), the WSGI entry point
-(:mod:`cyborg_lite.api.wsgi`) and the agent's :func:`run
-<cyborg_lite.agent.service.run>` share these steps: parse the options
-into a fresh ConfigOpts, set up oslo.log, quiet library chatter, and
-serve a service until SIGTERM or SIGINT. They live here, below both the
-services and ``cmd/``, so that no service module imports the
-console-script layer.
+(``cyborg_lite.api.wsgi``) and the agent's ``run`` share these steps:
+parse the options into a fresh ConfigOpts, set up oslo.log, quiet
+library chatter, and serve a service until SIGTERM or SIGINT. They
+live here, below both the services and ``cmd/``, so that no service
+module imports the console-script layer.
 """
 
 import signal
@@ -28,7 +27,7 @@ def setup(argv, description=None, overrides=None):
 
 
 def setup_logging(conf):
-    """Set up oslo.log (:func:`lite_common.logs.setup`): a log file
+    """Set up oslo.log (``lite_common.logs.setup``): a log file
     whose directory does not exist ends the process with one line."""
     logs.setup(conf, 'cyborg-lite')
 

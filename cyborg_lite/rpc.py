@@ -2,7 +2,7 @@
 
 Transports are built from the ConfigOpts passed in. In one process the
 all-in-one and the tests use ``cyborg-local://`` (see
-:mod:`cyborg_lite.local_transport`); separate processes use
+``cyborg_lite.local_transport``); separate processes use
 ``rabbit://``.
 """
 
@@ -24,7 +24,7 @@ RABBIT_DEFAULTS = {'rabbit_retry_interval': 1, 'rabbit_retry_backoff': 0,
 
 
 def set_defaults(conf):
-    """Apply :data:`RABBIT_DEFAULTS` to ``conf`` (a configuration file
+    """Apply ``RABBIT_DEFAULTS`` to ``conf`` (a configuration file
     still overrides them)."""
     if RABBIT_GROUP not in conf:
         for group, opts in messaging_opts.list_opts():

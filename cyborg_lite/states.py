@@ -1,6 +1,6 @@
 """ARQ states and the explicit table of allowed transitions.
 
-The conductor uses :data:`TRANSITIONS` as the ``WHERE state IN (...)``
+The conductor uses ``TRANSITIONS`` as the ``WHERE state IN (...)``
 guard of every compare-and-swap UPDATE of an ARQ's state, so that two
 conductors racing on one ARQ cannot both win.
 """

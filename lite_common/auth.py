@@ -5,22 +5,22 @@ Each service takes ``[api] auth_strategy``:
 * ``keystone`` (the default): keystonemiddleware's ``auth_token``
   validates the token with the service user of ``[keystone_authtoken]``,
   removes any identity header the client sent and sets them from the
-  token (:func:`keystone_auth_token`);
+  token (``keystone_auth_token``);
 * ``http_basic``: oslo.middleware's basic auth against an htpasswd file,
   with the rest of the identity (project, roles, service roles) from a
-  YAML identity file (:class:`BasicAuth`, :class:`IdentityMap`);
+  YAML identity file (``BasicAuth``, ``IdentityMap``);
 * an open mode named as the service it imitates names it (``noauth`` in
   cyborg-lite, ``noauth2`` in the placement stub and nova_shim), which
   serves any caller and says so once at start-up
-  (:func:`warn_if_open`).
+  (``warn_if_open``).
 
 A strategy that lacks what it needs (Keystone credentials, the htpasswd
 file) would fail every request; instead the service refuses to start,
-with one line that names the options to set: :class:`AuthConfigError`,
+with one line that names the options to set: ``AuthConfigError``,
 which a console script turns into that line and exit status 1
-(:func:`refuse_to_start`) and a WSGI entry point into the error its
+(``refuse_to_start``) and a WSGI entry point into the error its
 server reports as an application that cannot load
-(:func:`wsgi_load_error`).
+(``wsgi_load_error``).
 """
 
 import logging
@@ -126,7 +126,7 @@ class IdentityMap:
 
     oslo.middleware's basic auth sets only ``X-User`` and
     ``X-User-Name``; the rest of a caller's identity comes from a YAML
-    file (read and checked by :func:`lite_common.identity_file.read`)::
+    file (read and checked by ``lite_common.identity_file.read``)::
 
         nova:
           project_id: service
@@ -200,7 +200,7 @@ class BasicAuth:
     oslo.middleware's ``BasicAuthMiddleware`` reads its file name from
     the global ``cfg.CONF``; its functions take the file explicitly, so
     this class calls them with the service's own. An unknown user costs
-    as much as a wrong password (:mod:`lite_common.htpasswd`). Identity
+    as much as a wrong password (``lite_common.htpasswd``). Identity
     headers the client sent are removed first. ``unauthorized(environ,
     start_response)`` answers a refused caller in the service's own
     error format (webob's page when None).
@@ -269,7 +269,7 @@ def authenticate(app, conf, realm, public_paths, public_app=None,
     (``keystone`` or ``http_basic``), but for ``public_paths``, which go
     to ``public_app`` (``app`` itself by default) without credentials.
     ``realm`` and ``unauthorized`` are http_basic's challenge and 401
-    (see :class:`BasicAuth`). AuthConfigError when the strategy lacks
+    (see ``BasicAuth``). AuthConfigError when the strategy lacks
     what it needs."""
     if conf.api.auth_strategy == 'keystone':
         authed = keystone_auth_token(app, conf)
@@ -295,7 +295,7 @@ def open_access_warning(service, url, conf_file, open_strategy):
 
 
 def warn_if_open(conf, service, url, conf_file, open_strategy, stream=None):
-    """Log :func:`open_access_warning` and print it on ``stream``
+    """Log ``open_access_warning`` and print it on ``stream``
     (stderr by default) when ``conf`` has the open strategy, so that an
     operator reading either sees it; return the line, or None when the
     service authenticates its callers."""

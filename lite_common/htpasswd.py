@@ -1,14 +1,14 @@
 """Checking a user and password against an htpasswd file (bcrypt), for
 the http_basic strategy of cyborg-lite's API and of the placement stub.
 
-oslo.middleware's :func:`~oslo_middleware.basic_auth.authenticate` does
+oslo.middleware's ``authenticate`` does
 the check. It answers a user missing from the file at once, and a wrong
 password only after a bcrypt comparison (tens to hundreds of ms at the
 usual costs), so that the time of a 401 tells a caller which user names
-exist. :func:`authenticate` evens that out: a user the file does not
+exist. ``authenticate`` evens that out: a user the file does not
 name costs a bcrypt comparison at the cost of the file's own entries.
 
-Like :mod:`lite_common.identity_file`, this module imports nothing else
+Like ``lite_common.identity_file``, this module imports nothing else
 of cyborg-lite.
 """
 

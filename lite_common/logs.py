@@ -2,7 +2,7 @@
 
 Each service registers oslo.log's options on its own ``ConfigOpts``
 (``log_file``, ``log_dir``, ``debug``, ``use_journal``, ``use_json``,
-``logging_context_format_string``, ...) and calls :func:`setup` once
+``logging_context_format_string``, ...) and calls ``setup`` once
 its options are parsed. A ``log_file`` in a directory that does not
 exist ends the process with one line that says so (oslo.log raises a
 FileNotFoundError with a traceback).

@@ -5,7 +5,7 @@ or none at all) cannot send a 4-byte character, nor compare with the
 utf8mb4 binary collation that cyborg-lite's and the placement stub's
 migrations give their tables (so that text keeps what PostgreSQL and
 SQLite keep). Both services' engines connect through
-:func:`with_utf8mb4`.
+``with_utf8mb4``.
 """
 
 import sqlalchemy as sa

@@ -4,7 +4,7 @@ look at it, not on import.
 gunicorn, uwsgi and mod_wsgi import a module and read its
 ``application``; a worker that builds its app then (after the fork)
 can refuse to load a configuration that cannot serve
-(:func:`lite_common.auth.wsgi_load_error`), while importing the module
+(``lite_common.auth.wsgi_load_error``), while importing the module
 does nothing.
 """
 

@@ -21,12 +21,12 @@ Transfer-Encoding (the chunks win), and a Transfer-Encoding given twice;
 a front end that reads the other length would see another request in
 the bytes that follow. Such a head is refused here before its body is
 read (400), and the connection closed, as RFC 9112 (6.1, 6.3) asks:
-:func:`framing_refusal`. So is a head with more than
-:data:`MAX_HEADER_FIELDS` fields (431), as gunicorn limits them.
+``framing_refusal``. So is a head with more than
+``MAX_HEADER_FIELDS`` fields (431), as gunicorn limits them.
 
 What this wrapper adds is the interface the callers use: a port
-reported after binding, :meth:`WSGIServer.start` in a thread,
-:meth:`WSGIServer.stop` closing every connection, the request-body
+reported after binding, ``WSGIServer.start`` in a thread,
+``WSGIServer.stop`` closing every connection, the request-body
 limit, and quiet logs. A request the server refuses before the app sees
 it is answered with the body that ``error_body(status, message)``
 renders, in the app's own error format (waitress's plain-text page
@@ -50,7 +50,7 @@ LOG = logging.getLogger(__name__)
 # Seconds a connection may stay silent, mid-request or between requests.
 READ_TIMEOUT = 5
 # Requests the app runs at once. Each API request waits for a conductor
-# while it runs; more of them in flight batch better (doc/performance.rst).
+# while it runs; more of them in flight batch better.
 THREADS = 32
 # The largest request head (the request line and every header field).
 MAX_HEADER_SIZE = 65536
@@ -121,7 +121,7 @@ def framing_refusal(header_plus):
 
 class _RequestParser(waitress_parser.HTTPRequestParser):
     """waitress's parser, which refuses a head that
-    :func:`framing_refusal` refuses before it reads any of the body."""
+    ``framing_refusal`` refuses before it reads any of the body."""
 
     refusal = None
 
@@ -226,8 +226,8 @@ class _Channel(waitress_channel.HTTPChannel):
     (the body of a 413, the rest of an over-long head). Closing a socket
     with unread bytes resets the connection, and the client may lose the
     answer with it; so after a refusal the channel sends FIN, then reads
-    and drops what arrives until the client closes, for :data:`LINGER`
-    seconds and :data:`LINGER_BYTES` bytes at most (RFC 9112 9.6), as
+    and drops what arrives until the client closes, for ``LINGER``
+    seconds and ``LINGER_BYTES`` bytes at most (RFC 9112 9.6), as
     gunicorn does.
     """
 
@@ -328,7 +328,7 @@ class _Server(waitress_server.TcpWSGIServer):
 
 
 class WSGIServer:
-    """Serves a WSGI app from a background thread until :meth:`stop`.
+    """Serves a WSGI app from a background thread until ``stop``.
 
     ``error_body(status, message) -> bytes`` renders, as JSON, the errors
     that the server sends itself (see the module's docstring).

@@ -2,15 +2,15 @@
 
 nova_shim reaches Cyborg and Placement through keystoneauth1 adapters
 whatever the authentication, so that one code path serves every mode.
-:func:`get_auth_plugin` picks the plugin from ``auth_type`` in the
+``get_auth_plugin`` picks the plugin from ``auth_type`` in the
 client's option group:
 
 ==============  ======================================================
 ``auth_type``   plugin
 ==============  ======================================================
-unset           :class:`ContextTokenAuth`: the user's token from the
+unset           ``ContextTokenAuth``: the user's token from the
                 request context, as Nova does
-``none``        :class:`NoAuthHeaders`: identity headers for a noauth
+``none``        ``NoAuthHeaders``: identity headers for a noauth
                 cyborg-lite API (needs ``endpoint_override``)
 anything else   the keystoneauth1 plugin loaded from the group's
                 options (``password``, ``http_basic``, ...)

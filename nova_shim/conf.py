@@ -1,6 +1,6 @@
 """nova_shim's configuration options.
 
-Config is passed, not global: :func:`build_conf` returns a fresh
+Config is passed, not global: ``build_conf`` returns a fresh
 ``cfg.ConfigOpts``, so nova_shim can run in one process beside the other
 services. The option names follow Nova's.
 

@@ -4,7 +4,7 @@ It is oslo.context's, as in Nova: who is acting (user, project, domain
 or system scope, roles), the credentials that came with the request (the
 user's token and, when the caller is a service, its service token) and
 the request id, which oslo.log's context format and oslo.policy read
-from it. nova_shim adds the caller's service catalog, and :meth:`can`,
+from it. nova_shim adds the caller's service catalog, and ``can``,
 which asks the API's policy enforcer (as Nova's ``context.can``).
 """
 
@@ -27,7 +27,7 @@ class RequestContext(oslo_context.RequestContext):
     whether ``roles`` hold ``admin``; the API sets it from the policy
     rule ``context_is_admin``, as Nova does. ``enforcer`` is the API's
     oslo.policy enforcer (None in contexts made for the service's own
-    work, which :meth:`can` refuses nothing).
+    work, which ``can`` refuses nothing).
     """
 
     def __init__(self, user_id: str | None = None,

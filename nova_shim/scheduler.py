@@ -4,7 +4,7 @@ This is the part of Nova's scheduler that accelerators need. Building
 the Placement query and reading its answer are pure functions; the
 functions that take a keystoneauth1 ``adapter`` talk to Placement:
 
-* :func:`select_destinations`: ``GET /allocation_candidates`` (1.36)
+* ``select_destinations``: ``GET /allocation_candidates`` (1.36)
   with the flavor's resources unsuffixed and one suffixed group per
   device profile group (``resourcesdevice_profile_0=FPGA:1``), then
   ``PUT /allocations/{instance}`` for the first candidate that claims
@@ -15,11 +15,11 @@ functions that take a keystoneauth1 ``adapter`` talk to Placement:
   ``create_arqs_and_match_resource_providers`` takes, and, as Nova's
   scheduler does, alternates: one unclaimed candidate on each of up to
   ``max_attempts - 1`` other compute nodes, which a reschedule claims
-  with :func:`claim`. Excluded compute nodes (down, disabled, an evacuated
+  with ``claim``. Excluded compute nodes (down, disabled, an evacuated
   instance's own) are never offered.
-* :func:`ensure_compute_node`: the compute node's root provider and its
+* ``ensure_compute_node``: the compute node's root provider and its
   VCPU, MEMORY_MB and DISK_GB inventory, as nova-compute reports them.
-* :func:`delete_allocation`.
+* ``delete_allocation``.
 """
 
 import dataclasses

@@ -1,13 +1,13 @@
 """The compute service: instance DB, libvirt, Placement nodes, API,
 composed for one ``nova-shim-compute`` process.
 
-:class:`ComputeService` can run several times in one process (tests,
-the all-in-one). :meth:`start` opens the one libvirt connection the
+``ComputeService`` can run several times in one process (tests,
+the all-in-one). ``start`` opens the one libvirt connection the
 service keeps for its life (``test:///default`` forgets its domains when
 the last connection closes), registers a compute-node provider per
 hypervisor hostname in Placement, and serves the API. Authentication
 that cannot work (``[api] auth_strategy`` without what it needs) stops
-it before any of that: :class:`~lite_common.auth.AuthConfigError`.
+it before any of that: ``AuthConfigError``.
 """
 
 import logging

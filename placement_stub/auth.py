@@ -11,11 +11,11 @@
   ``[api] http_basic_default_roles``. Placement only lets ``admin`` or
   ``service`` through, so the services' users need one of those roles;
 * ``noauth2``: identity from the request's headers
-  (:func:`placement_stub.deploy.noauth_identity`).
+  (``placement_stub.deploy.noauth_identity``).
 
 The strategies are shared with the other services
-(:mod:`lite_common.auth`): one that lacks what it needs stops the stub
-at start-up with one line (:class:`~lite_common.auth.AuthConfigError`).
+(``lite_common.auth``): one that lacks what it needs stops the stub
+at start-up with one line (``AuthConfigError``).
 """
 
 import webob.exc

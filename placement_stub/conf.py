@@ -1,13 +1,12 @@
 """Configuration of the placement stub.
 
-Config is passed, never global: :func:`build_conf` returns a private
+Config is passed, never global: ``build_conf`` returns a private
 ``cfg.ConfigOpts`` per application, so several stubs (and other services)
 can live in one process.
 """
 
 import copy
 
-from keystonemiddleware import auth_token
 from oslo_config import cfg
 from oslo_db import options as db_options
 from oslo_middleware import cors
@@ -97,6 +96,5 @@ def list_opts():
         (API_GROUP, API_OPTS),
         ('placement', PLACEMENT_OPTS),
         (DB_GROUP, _db_opts()),
-        ('keystone_authtoken', copy.deepcopy(auth_token.list_opts()[0][1])),
         ('cors', copy.deepcopy(cors.CORS_OPTS)),
     ]

@@ -13,13 +13,13 @@ From the outside in:
    description at ``/openapi.yaml``, without credentials either.
 5. Authentication: keystonemiddleware ``auth_token`` when ``[api]
    auth_strategy = keystone`` (``/`` stays open, as in Placement), basic
-   auth (:mod:`placement_stub.auth`) with ``http_basic``, else nothing:
+   auth (``placement_stub.auth``) with ``http_basic``, else nothing:
    noauth2 trusts the identity headers.
 6. ``ContextMiddleware`` builds the request context from the identity
-   headers (:func:`noauth_identity`) and the microversion, with the
-   policy enforcer (:mod:`placement_stub.policies`) that each handler
+   headers (``noauth_identity``) and the microversion, with the
+   policy enforcer (``placement_stub.policies``) that each handler
    asks, and adds the version headers to the response.
-7. ``RequestGuard`` (:mod:`placement_stub.guard`): 400 for a path or
+7. ``RequestGuard`` (``placement_stub.guard``): 400 for a path or
    query string that is not UTF-8 or holds a NUL.
 8. ``handler.dispatch``: the route table.
 """
@@ -92,7 +92,7 @@ def openapi_document() -> bytes:
 
 
 class OpenAPIRouter:
-    """Serves :func:`openapi_document` at ``/openapi.yaml`` (``GET`` and
+    """Serves ``openapi_document`` at ``/openapi.yaml`` (``GET`` and
     ``HEAD``; any other method is a 405)."""
 
     PATH = '/openapi.yaml'
@@ -243,7 +243,7 @@ def freeze_startup_heap():
 
 def deploy(conf, facade=None):
     """The composed WSGI application for ``conf``;
-    :class:`~lite_common.auth.AuthConfigError` when its authentication
+    ``AuthConfigError`` when its authentication
     cannot work."""
     facade = facade or db_api.create_facade(conf)
     app = ContextMiddleware(guard.RequestGuard(handler.dispatch), facade,

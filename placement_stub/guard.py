@@ -59,7 +59,7 @@ def request_error(environ):
 
 
 class RequestGuard:
-    """400 for the requests :func:`request_error` refuses."""
+    """400 for the requests ``request_error`` refuses."""
 
     def __init__(self, app):
         self.app = app

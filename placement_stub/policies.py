@@ -97,7 +97,7 @@ class PolicyNotAuthorized(exception.PlacementException):
 
 
 def make_enforcer(conf):
-    """An enforcer of :func:`list_rules` reading ``conf``'s
+    """An enforcer of ``list_rules`` reading ``conf``'s
     ``[oslo_policy]`` (policy file, new defaults, scope)."""
     enforcer = policy.Enforcer(conf)
     enforcer.suppress_default_change_warnings = True
@@ -118,7 +118,7 @@ def enforcer_for_tools():
 
 
 def authorize(enforcer, ctx, action, target=None):
-    """Raise :class:`PolicyNotAuthorized` unless ``ctx`` may do
+    """Raise ``PolicyNotAuthorized`` unless ``ctx`` may do
     ``action`` on ``target`` (by default, the caller's own project)."""
     if target is None:
         target = {'project_id': ctx.project_id, 'user_id': ctx.user_id}

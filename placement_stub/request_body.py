@@ -5,12 +5,12 @@ server that hands the app the client's socket instead (gunicorn's sync
 and gthread workers) leaves the reading to the app: a client that stalls
 holds the worker for as long as it likes, and a body shorter than its
 Content-Length, or a bad chunk, fails in the middle of the app (a 500).
-:class:`ReadBody` reads the body first: each read waits
-:data:`READ_TIMEOUT` seconds at most on the socket the server names
+``ReadBody`` reads the body first: each read waits
+``READ_TIMEOUT`` seconds at most on the socket the server names
 (``gunicorn.socket``), and a body that cannot be read is answered in
 Placement's JSON: 408 when the client stalls, 400 when the body is cut
 short or its chunks are malformed, 413 when it is larger than
-:data:`MAX_BODY_SIZE`.
+``MAX_BODY_SIZE``.
 """
 
 import io

@@ -1,7 +1,7 @@
 """Parsing of request groups and filters from query strings.
 
 Shared by GET /resource_providers and GET /allocation_candidates. Pure
-functions: they raise :class:`QueryError` (a 400) and never touch the DB.
+functions: they raise ``QueryError`` (a 400) and never touch the DB.
 """
 
 import dataclasses

@@ -1,6 +1,6 @@
 """placement_stub's HTTP server, shared by the console script and the
 fixture: cyborg-lite's built-in server (waitress, see
-:mod:`lite_common.wsgi_server`) with Placement's error format.
+``lite_common.wsgi_server``) with Placement's error format.
 
 Its event loop reads each request, head and body, before one of
 ``threads`` threads runs it, so a slow client holds a socket, not a
@@ -29,7 +29,7 @@ def error_body(status, message):
 
 class Server(wsgi_server.WSGIServer):
     """Serves ``app`` (``serve_forever``, or ``start`` in a thread) until
-    :meth:`stop`, which closes every connection."""
+    ``stop``, which closes every connection."""
 
     def __init__(self, app, host, port, threads=THREADS):
         super().__init__(app, host, port, error_body=error_body,

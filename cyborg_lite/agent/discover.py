@@ -1,13 +1,13 @@
 """One discovery pass over the enabled drivers, and its JSON rendering.
 
 The agent's periodic report and ``cyborg-lite-agent --discover-only``
-both run :func:`run_drivers` (``--discover-only`` through
-:func:`discover`); the report sends ``device.to_dict()`` for each
-device, and :func:`render_json` shows the same data for people, with
+both run ``run_drivers`` (``--discover-only`` through
+``discover``); the report sends ``device.to_dict()`` for each
+device, and ``render_json`` shows the same data for people, with
 each deployable's resource class and traits spelled out.
 
 A pass reports what it can: a broken device is left out by its driver
-(see :meth:`~cyborg_lite.agent.drivers.base.Driver.skipping_broken`),
+(see ``skipping_broken``),
 and a driver that fails as a whole is logged while the other drivers
 still report. The daemon passes the devices each driver found last
 time (``last_found``): a failed driver's last devices are reported

@@ -1,10 +1,10 @@
 """Server side of the agent RPC API: the host work of a bind.
 
-The version history is in :mod:`cyborg_lite.agent.rpcapi`. Every write to
-the host goes through :class:`~cyborg_lite.agent.sysfs.Sysfs` or a
+The version history is in ``cyborg_lite.agent.rpcapi``. Every write to
+the host goes through ``Sysfs`` or a
 driver's ``program``, both rooted at configurable paths so tests can run
 them against fixture trees. Programmings go through
-:class:`~cyborg_lite.agent.programming.DevicePrograms`: one at a time per
+``DevicePrograms``: one at a time per
 device, a caller asking for the bitstream being loaded joins that run.
 """
 

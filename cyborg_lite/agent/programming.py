@@ -7,7 +7,7 @@ device at the same time: the binds of several ARQs that share one FPGA
 and one bitstream, or a bind the conductors' sweep took over while the
 lost conductor's programming still runs here.
 
-:class:`DevicePrograms` runs one programming per device at a time. A
+``DevicePrograms`` runs one programming per device at a time. A
 caller that asks for the bitstream the device is being programmed with
 joins that run and gets its outcome (success, or the same error); one
 that asks for another bitstream waits until the device is free and then

@@ -1,15 +1,15 @@
 """Simulated hosts: sysfs trees of real cards, and the kernel's part.
 
 The all-in-one's simulated hosts and the tests' fixture trees are built
-here. :class:`Tree` writes a sysfs layout the way the kernel lays it out
+here. ``Tree`` writes a sysfs layout the way the kernel lays it out
 (functions under ``devices/pci<domain>:<bus>/<bridge>/<address>``, with
 ``bus/pci/devices``, driver, IOMMU group, ``class/mdev_bus`` and
 ``class/fpga`` symlinks), with the ids and mdev types of real cards.
 
 A tree has no kernel behind it: writing a uuid into an mdev type's
-``create`` file only leaves it in the file. :func:`kernel_create_mdev`
-and :func:`kernel_remove_mdev` apply what the kernel would then do, and
-:class:`SimulatedSysfs` applies them after each write, so a simulated
+``create`` file only leaves it in the file. ``kernel_create_mdev``
+and ``kernel_remove_mdev`` apply what the kernel would then do, and
+``SimulatedSysfs`` applies them after each write, so a simulated
 host behaves like a real one.
 """
 
@@ -239,9 +239,9 @@ def mdevs(root: str) -> list[str]:
 class SimulatedSysfs(Sysfs):
     """A sysfs whose mdev writes take effect, as the kernel's would.
 
-    :meth:`fail_mdev_creation` makes the kernel refuse new mdevs, as a
+    ``fail_mdev_creation`` makes the kernel refuse new mdevs, as a
     GPU in a bad state does (writes to ``create`` fail with EIO), until
-    :meth:`repair`.
+    ``repair``.
     """
 
     _refusing: str | None = None

@@ -1,6 +1,6 @@
 """All filesystem access of the agent, rooted at ``[agent] sysfs_root``.
 
-Drivers never open files themselves: they ask a :class:`Sysfs` for PCI
+Drivers never open files themselves: they ask a ``Sysfs`` for PCI
 devices, their attributes and links, mdev types and FPGA ids. Pointing
 the root at a fixture tree (``tests/fixtures/sysfs/<name>``) lets every
 driver run against a copy of a real host's layout.
@@ -9,14 +9,14 @@ A real host is not always tidy: a card is unplugged while the agent
 reads it, a driver is half bound, a firmware writes odd bytes. So every
 path is resolved, links included, and refused when it leaves the root;
 an attribute is read only when it is a regular file, and at most
-:data:`MAX_ATTR_BYTES` of it; and each value is checked for its shape
+``MAX_ATTR_BYTES`` of it; and each value is checked for its shape
 (hex ids, small counts, printable names) before a driver sees it. What
-fails raises :class:`SysfsError` naming the path and why, and
-:meth:`Sysfs.list_pci_devices` leaves such a function out with one
+fails raises ``SysfsError`` naming the path and why, and
+``Sysfs.list_pci_devices`` leaves such a function out with one
 warning, so that one broken device never hides the others.
 
-The two privileged writes, :meth:`Sysfs.create_mdev` and
-:meth:`Sysfs.remove_mdev`, only write the value the kernel expects into
+The two privileged writes, ``Sysfs.create_mdev`` and
+``Sysfs.remove_mdev``, only write the value the kernel expects into
 the control file. They do not pretend to be the kernel: on a fixture tree
 nothing creates ``devices/<uuid>`` or changes ``available_instances``, and
 tests that need those effects apply them with the helpers in
@@ -242,7 +242,7 @@ class Sysfs:
         """The stripped text of an attribute, or None when it is absent.
 
         Only a regular file inside the root is read (a FIFO or a device
-        node is not even opened), at most :data:`MAX_ATTR_BYTES` of it,
+        node is not even opened), at most ``MAX_ATTR_BYTES`` of it,
         and it must be UTF-8; otherwise SysfsError.
         """
         path = self.path(*parts)
@@ -400,7 +400,7 @@ class Sysfs:
 
     @contextlib.contextmanager
     def discovery_pass(self):
-        """One discovery pass (in this thread): :meth:`list_pci_devices`
+        """One discovery pass (in this thread): ``list_pci_devices``
         reads the bus once, so every driver of the pass sees the same
         functions, and a broken one is logged once, not once per
         driver. The directories the pass resolves are remembered until
@@ -569,7 +569,7 @@ class Sysfs:
     def _glob(self, base: tuple[str, ...],
               pattern: str) -> list[tuple[str, ...]]:
         """Paths under ``base`` that match ``pattern`` (``*`` within a
-        component), found with :meth:`listdir` so that no link takes the
+        component), found with ``listdir`` so that no link takes the
         search out of the root."""
         found = [base]
         for component in pattern.split('/'):

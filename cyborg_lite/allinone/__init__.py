@@ -1,8 +1,8 @@
 """Everything in one process, on embedded defaults.
 
-:class:`AllInOne` runs the API (the built-in server), one conductor and
+``AllInOne`` runs the API (the built-in server), one conductor and
 one agent per simulated host, talking over oslo.messaging's in-process
-transport (:mod:`cyborg_lite.local_transport`) and storing data in a
+transport (``cyborg_lite.local_transport``) and storing data in a
 SQLite file. It also runs ``placement_stub`` on a loopback port (unless
 ``[placement]`` is configured by ``overrides`` or ``placement=False``),
 registers each simulated host's compute-node provider there, and lets the
@@ -11,9 +11,9 @@ and the functional tests.
 
 This subpackage is the composition root of the repository: the one place
 that imports ``cyborg_lite`` together with its peers ``placement_stub``
-and ``nova_shim`` (:mod:`cyborg_lite.allinone.hosts`,
-:mod:`cyborg_lite.allinone.compute`). The rest of ``cyborg_lite``, its
-console scripts included, reaches the peers only through :class:`AllInOne`
+and ``nova_shim`` (``cyborg_lite.allinone.hosts``,
+``cyborg_lite.allinone.compute``). The rest of ``cyborg_lite``, its
+console scripts included, reaches the peers only through ``AllInOne``
 (``tests/unit/cyborg_lite/test_layering.py`` checks it).
 
 Each agent has its own ConfigOpts: ``host_overrides`` maps a host (its
@@ -25,17 +25,17 @@ driver on a fixture sysfs tree::
         ('agent', 'sysfs_root'): '/tmp/t4_vgpu',
         ('gpu_devices', 'enabled_vgpu_types'): ['nvidia-223']}})
 
-``host_kinds`` builds simulated hosts instead (:data:`HOST_KINDS`:
+``host_kinds`` builds simulated hosts instead (``HOST_KINDS``:
 ``fake``, ``t4-vgpu``, ``a100``; see
-:func:`cyborg_lite.allinone.hosts.simulated_host`), and ``compute=True``
+``cyborg_lite.allinone.hosts.simulated_host``), and ``compute=True``
 adds nova_shim's compute service, which serves every simulated host as a
 hypervisor and receives the bind events, an Image API
-(:mod:`cyborg_lite.allinone.images`) for its images, and the Identity
+(``cyborg_lite.allinone.images``) for its images, and the Identity
 version documents that some clients check
-(:mod:`cyborg_lite.allinone.identity`). Each server listens on its port
+(``cyborg_lite.allinone.identity``). Each server listens on its port
 (``api_port``, ``compute_port``, ``placement_port``, ``image_port``,
 ``identity_port``; 0 picks a free one), and
-:meth:`AllInOne.write_clouds_yaml` writes a ``clouds.yaml`` that the
+``AllInOne.write_clouds_yaml`` writes a ``clouds.yaml`` that the
 OpenStack clients use.
 """
 
@@ -90,7 +90,7 @@ def host_names(count):
 
 
 class AllInOne:
-    """The API, a conductor and N agents; :meth:`start`, :meth:`stop`."""
+    """The API, a conductor and N agents; ``start``, ``stop``."""
 
     def __init__(self, state_dir, api_port=0, hosts=1, overrides=None,
                  unique_topics=False, api_host='127.0.0.1',

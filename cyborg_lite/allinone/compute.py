@@ -4,7 +4,7 @@ It serves every simulated host as a hypervisor (libvirt's
 ``test:///default`` by default), registers their compute-node providers
 in the embedded Placement, and receives cyborg-lite's
 ``accelerator-request-bound`` events on its API. Part of the composition
-root (:mod:`cyborg_lite.allinone`); :class:`~cyborg_lite.allinone.AllInOne`
+root (``cyborg_lite.allinone``); ``AllInOne``
 imports it only when ``compute=True``.
 """
 

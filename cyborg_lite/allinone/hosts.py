@@ -1,17 +1,17 @@
 """What the all-in-one needs besides the services: Placement and hosts.
 
-Part of the composition root (:mod:`cyborg_lite.allinone`): it imports
+Part of the composition root (``cyborg_lite.allinone``): it imports
 ``placement_stub`` and ``nova_shim``, which the rest of ``cyborg_lite``
 does not.
 
-* :class:`EmbeddedPlacement` runs ``placement_stub`` in-process on a
+* ``EmbeddedPlacement`` runs ``placement_stub`` in-process on a
   loopback port, its SQLite file under the all-in-one's state directory,
   and says when it serves anonymous callers.
-* :func:`register_compute_nodes` creates each simulated host's
+* ``register_compute_nodes`` creates each simulated host's
   compute-node provider, as nova-compute would, before its agent starts.
-* :func:`host_conf` builds one host's own ConfigOpts, so that hosts can
+* ``host_conf`` builds one host's own ConfigOpts, so that hosts can
   run different drivers on different sysfs trees.
-* :func:`simulated_host` builds a simulated host of a given kind: a sysfs
+* ``simulated_host`` builds a simulated host of a given kind: a sysfs
   tree of real cards whose mdev writes take effect, and its agent options.
 """
 

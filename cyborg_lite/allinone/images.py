@@ -60,7 +60,7 @@ def _now() -> str:
 
 class ImageAPI:
     """The Image API over a directory (``None``: in memory only), with
-    the :data:`SEEDED` images unless ``seed`` is false."""
+    the ``SEEDED`` images unless ``seed`` is false."""
 
     page_size = PAGE_SIZE
 

@@ -5,7 +5,7 @@ From the outside in:
 0. ``MountPrefix``: ``/accelerator/v2/...`` is served like ``/v2/...``,
    because upstream's links always name ``/accelerator`` (devstack mounts
    the API there) and clients follow those links.
-1. ``RequestId`` (:mod:`cyborg_lite.api.middleware`): an
+1. ``RequestId`` (``cyborg_lite.api.middleware``): an
    ``x-openstack-request-id`` on every answer, errors included.
 2. ``ErrorEnvelopeMiddleware``: any error that escapes, and Pecan's own
    404/405, leaves in Cyborg's error envelope, never as HTML or a
@@ -14,16 +14,16 @@ From the outside in:
    ``OpenAPIRouter``: ``/v2/openapi.yaml`` (no auth, like discovery).
 4. ``MicroversionMiddleware``: 406 out of range; version headers on
    every answer under it.
-5. ``BodySizeLimit`` (:mod:`cyborg_lite.api.middleware`): 413 for
+5. ``BodySizeLimit`` (``cyborg_lite.api.middleware``): 413 for
    bodies over ``[api] max_request_body_size``.
-6. Authentication (:mod:`cyborg_lite.api.auth`), which puts the caller's
+6. Authentication (``cyborg_lite.api.auth``), which puts the caller's
    context in the environ.
-7. ``RequestGuard`` (:mod:`cyborg_lite.api.guard`): the API's routes and
+7. ``RequestGuard`` (``cyborg_lite.api.guard``): the API's routes and
    their methods (404, 405), and what Pecan must not route: paths and
    queries that are not UTF-8 or hold a NUL (400), an ``Accept`` without
    JSON (406), a body that is not JSON (415).
-8. The Pecan app (:mod:`cyborg_lite.api.pecan_app`);
-   :class:`~cyborg_lite.api.hooks.ServicesHook` hands it
+8. The Pecan app (``cyborg_lite.api.pecan_app``);
+   ``ServicesHook`` hands it
    the conductor client, the policy enforcer and the config.
 
 The API never touches the database: every read and write is an RPC call.
@@ -102,7 +102,7 @@ def openapi_document() -> bytes:
 
 
 class OpenAPIRouter:
-    """Serves :func:`openapi_document` at ``/v2/openapi.yaml`` (and,
+    """Serves ``openapi_document`` at ``/v2/openapi.yaml`` (and,
     like every path, without the ``/v2``), with no credentials."""
 
     PATHS = frozenset({'/v2/openapi.yaml', '/openapi.yaml'})

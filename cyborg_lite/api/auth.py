@@ -15,8 +15,8 @@
   Identity headers the client sent are removed first.
 
 The strategies themselves are shared with the other two services
-(:mod:`lite_common.auth`); a strategy that lacks what it needs stops the
-API at start-up (:class:`AuthConfigError`).
+(``lite_common.auth``); a strategy that lacks what it needs stops the
+API at start-up (``AuthConfigError``).
 
 The discovery documents (``/``, ``/v2`` with an optional ``.json``) never
 need credentials, so that keystoneauth version discovery works.
@@ -106,7 +106,7 @@ def open_access_warning(conf, url):
 
 
 def warn_if_open(conf, url, stream=None):
-    """Log :func:`open_access_warning` and print it on ``stream``
+    """Log ``open_access_warning`` and print it on ``stream``
     (stderr by default), so that an operator reading either sees it."""
     return common_auth.warn_if_open(conf, SERVICE, url, CONF_FILE, 'noauth',
                                     stream=stream)

@@ -6,7 +6,7 @@ parses::
     {"error_message": "{\"faultcode\": \"Client\", \"faultstring\": \"...\",
                         \"debuginfo\": null}"}
 
-:class:`ErrorEnvelopeMiddleware` wraps any error that left the app in
+``ErrorEnvelopeMiddleware`` wraps any error that left the app in
 another shape (Pecan's own 404 and 405, a 413) the same way, so a client
 never sees HTML or a traceback.
 """

@@ -13,8 +13,8 @@ where they do not belong:
   error;
 * ``?_method=`` lets a query string choose the handler.
 
-:class:`RequestGuard` answers each of these in the error envelope before
-Pecan sees the request, from :data:`ROUTES`, the one table of the paths
+``RequestGuard`` answers each of these in the error envelope before
+Pecan sees the request, from ``ROUTES``, the one table of the paths
 the API serves and the methods of each:
 
 =========================================================  ===========

@@ -9,7 +9,7 @@ worker (``gthread``) parks every such connection in its event loop
 between requests, so each request wakes the loop, is handed to a pool
 thread, and is handed back to the loop when answered: three thread
 hand-offs and a pipe write, about a third of the CPU that gunicorn
-spends on a small request (doc/performance.rst).
+spends on a small request (measured with benchmarks/http_probe.py).
 
 This worker gives each connection a thread that reads its requests one
 after another, blocking on the socket; the thread that reads a request
@@ -25,7 +25,7 @@ meaning:
   per connection);
 * ``--graceful-timeout``: on SIGTERM the worker stops accepting,
   answers the requests in flight, serves a request that reaches an idle
-  connection within :data:`STOP_LINGER` seconds with
+  connection within ``STOP_LINGER`` seconds with
   ``Connection: close``, closes the other connections, and waits that
   long at most for all of it.
 
@@ -35,16 +35,16 @@ is answered in the API's JSON error envelope, as the built-in server
 answers it, rather than with gunicorn's HTML page.
 
 A new connection that sends nothing is closed after
-:data:`FIRST_REQUEST_TIMEOUT` seconds, and an idle one after
+``FIRST_REQUEST_TIMEOUT`` seconds, and an idle one after
 ``--keep-alive``, so idle clients hold threads (not request slots) for
 a bounded time. Once a request has begun, its head and body must arrive
-within :data:`READ_TIMEOUT` seconds, however slowly they trickle, or it
+within ``READ_TIMEOUT`` seconds, however slowly they trickle, or it
 is answered 408. The connection's thread reads the whole body, chunked
 or not, before it waits for a request slot, so a slow or stalled client
 holds its own thread, never a slot that others need, and the
 application never waits on a client: a body shorter than its
 Content-Length is answered 400, a bad chunk 400 (gunicorn's own
-refusal), a body over :data:`MAX_BUFFERED_BODY` bytes 413. After a
+refusal), a body over ``MAX_BUFFERED_BODY`` bytes 413. After a
 refusal the connection is closed gracefully (gunicorn's
 ``close_graceful``), so that a client still sending gets the answer
 rather than a reset. TLS and HTTP/1.x are supported; HTTP/2 is not (use
@@ -151,7 +151,7 @@ class _Connection:
 
 class _DeadlineSocket:
     """The client's socket as gunicorn's parser reads it: once
-    :attr:`deadline` is set, every read waits until then at most, so a
+    ``deadline`` is set, every read waits until then at most, so a
     request's head and body must arrive by then however slowly they
     trickle."""
 
@@ -195,7 +195,7 @@ def read_body(req, sock):
     """The whole body of ``req``.
 
     :raises Refused: 400 for a body shorter than its Content-Length, 413
-        for one over :data:`MAX_BUFFERED_BODY`.
+        for one over ``MAX_BUFFERED_BODY``.
     """
     reader = req.body.reader
     if isinstance(reader, http_body.LengthReader):
@@ -288,7 +288,7 @@ class ConnectionThreadWorker(base.Worker):
     def _stop_connections(self):
         """Wait up to the graceful timeout for the connections to end.
         Each closes once it has answered the request it runs and no
-        other reached it within :data:`STOP_LINGER` seconds of the stop;
+        other reached it within ``STOP_LINGER`` seconds of the stop;
         a request read after the stop is answered with
         ``Connection: close``."""
         self._stopped_at = time.monotonic()
@@ -377,7 +377,7 @@ class ConnectionThreadWorker(base.Worker):
 
     def _wait_readable(self, client, timeout):
         """Whether ``client`` has bytes (or EOF) within ``timeout``
-        seconds, or within :data:`STOP_LINGER` of the worker's stop."""
+        seconds, or within ``STOP_LINGER`` of the worker's stop."""
         if isinstance(client, ssl.SSLSocket) and client.pending():
             return True
         deadline = time.monotonic() + timeout

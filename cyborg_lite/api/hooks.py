@@ -1,7 +1,7 @@
 """Pecan hooks and middleware that give each request what it needs.
 
-:class:`ServicesHook` puts the conductor client, the policy enforcer and
-the config on ``pecan.request``; :class:`MicroversionMiddleware` parses
+``ServicesHook`` puts the conductor client, the policy enforcer and
+the config on ``pecan.request``; ``MicroversionMiddleware`` parses
 the requested version and sets the version headers on every /v2 response,
 errors included.
 """

@@ -1,6 +1,6 @@
 """API microversions of the v2 API.
 
-Versions, newest last (the history is in README.rst):
+Versions, newest last (doc/source/user/microversions.rst describes each):
 
 * 2.0 - Initial v2 API.
 * 2.1 - ARQ PATCH may carry ``/project_id``.

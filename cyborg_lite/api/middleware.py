@@ -7,11 +7,11 @@ header and add another. Under load that was 7 % of an API worker's CPU.
 These two do the same work on the environ and the header list, with
 oslo.middleware's names and its limiting reader:
 
-* :class:`RequestId` gives every request ``openstack.request_id`` (a new
+* ``RequestId`` gives every request ``openstack.request_id`` (a new
   ``req-<uuid>``) and answers it in ``x-openstack-request-id``; a valid
   inbound ``X-OpenStack-Request-ID`` becomes
   ``openstack.global_request_id``, as oslo.middleware does;
-* :class:`BodySizeLimit` answers 413 to a ``Content-Length`` over the
+* ``BodySizeLimit`` answers 413 to a ``Content-Length`` over the
   limit, and stops a body of no stated length (chunked) once it passes
   the limit.
 """

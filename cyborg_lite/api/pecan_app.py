@@ -1,11 +1,11 @@
 """The Pecan application object of the API.
 
-Pecan's :meth:`pecan.core.PecanBase.invoke_controller` reads the
+Pecan's ``pecan.core.PecanBase.invoke_controller`` reads the
 signature of the handler it is about to call, to drop the query and body
 keys that the handler does not take, on every request; each reading
 defines a new namedtuple class (``pecan.compat.getargspec``), which cost
-14 % of an API worker's CPU under load (py-spy, doc/performance.rst).
-:class:`Application` reads each handler's signature once, with Pecan's
+14 % of an API worker's CPU under load, measured with py-spy.
+``Application`` reads each handler's signature once, with Pecan's
 own ``pecan.util.getargspec``, and then does what Pecan's method does
 with the handler's answer: a response object is the response, anything
 else is rendered with the template the handler's ``expose`` names for
@@ -78,7 +78,7 @@ class Application(pecan.Pecan):
 
 
 def make_app(root, **kw):
-    """:func:`pecan.make_app` for :class:`Application`, without debug
+    """``pecan.make_app`` for ``Application``, without debug
     middleware, static files or error documents, which the API uses
     none of."""
     return recursive.RecursiveMiddleware(Application(root, **kw))

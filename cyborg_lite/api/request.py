@@ -4,12 +4,12 @@ Pecan's own ``Request`` wraps every attribute access in a Python-level
 ``__getattribute__`` (to turn a ``UnicodeDecodeError`` into a 400), and
 WebOb reads an attribute a few hundred times per request. This class
 goes without it;
-:func:`cyborg_lite.api.errors.status_and_message` maps a
+``cyborg_lite.api.errors.status_and_message`` maps a
 ``UnicodeDecodeError`` to 400 instead, wherever it is raised.
 
 It also decodes a JSON body once. Routing (to merge the body's keys into
 the controller's arguments), the nesting check of
-:class:`~cyborg_lite.api.hooks.ServicesHook` and the controller's
+``ServicesHook`` and the controller's
 validation all read it.
 
 A body is JSON in UTF-8 (RFC 8259), decoded strictly, and no string in
@@ -35,7 +35,7 @@ class UnstorableString(ValueError):
 
 def decode_json(body: bytes):
     """``body`` decoded as JSON in UTF-8: ``ValueError`` if it is not
-    (``UnicodeDecodeError``, or :class:`UnstorableString`),
+    (``UnicodeDecodeError``, or ``UnstorableString``),
     ``RecursionError`` if it is nested too deeply."""
     # utf-8-sig: a leading byte order mark is ignored, as RFC 8259 allows.
     value = json.loads(body.decode('utf-8-sig'))
@@ -49,7 +49,7 @@ class Request(webob.Request):
 
     @property
     def json(self):
-        """The decoded JSON body (:func:`decode_json`), decoded on first
+        """The decoded JSON body (``decode_json``), decoded on first
         use; a body it refuses raises every time it is read."""
         decoded = self.environ.get(_DECODED_KEY)
         if decoded is None:

@@ -45,7 +45,7 @@ def _config_args():
 
 def init_application():
     """The API app of the configuration; the error of
-    :func:`lite_common.auth.wsgi_load_error` if it cannot serve."""
+    ``lite_common.auth.wsgi_load_error`` if it cannot serve."""
     try:
         conf = process.setup(_config_args())
         # After the set-up, which quiets the libraries the app loads.

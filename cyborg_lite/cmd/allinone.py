@@ -9,7 +9,7 @@ clients), prints the URLs and the line that uses that cloud, and serves
 until interrupted; with
 ``--demo`` it walks accelerated guests through their life over HTTP and
 exits. The stack (and its open-access warnings) comes from
-:mod:`cyborg_lite.allinone`, the composition root: this module imports
+``cyborg_lite.allinone``, the composition root: this module imports
 neither ``placement_stub`` nor ``nova_shim``.
 """
 

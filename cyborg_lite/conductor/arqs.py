@@ -1,13 +1,13 @@
 """Accelerator requests: create, list, bind, unbind, delete, and the
 sweep that takes over binds whose conductor was lost.
 
-Binds are compare-and-swaps (doc/architecture.rst): the ARQ moves to
-BindStarted and takes an attach handle by compare-and-swap in one
+Binds are compare-and-swaps (the guide's architecture page): the ARQ
+moves to BindStarted and takes an attach handle by compare-and-swap in one
 transaction. Most binds end Bound in that same transaction. A vGPU bind
 first asks the host's agent to create the mdev, and an FPGA bind whose
 profile names a bitstream the deployable does not carry programs it in
 the background; those finish in a second step. Nova hears of every
-resolved ARQ through :class:`~cyborg_lite.conductor.nova.NovaNotifier`.
+resolved ARQ through ``NovaNotifier``.
 """
 
 import logging
@@ -76,7 +76,7 @@ class ArqService:
         one that cannot be bound (the first such refusal is raised) is
         left as it is. ``repeat``: the
         call repeats one that may have bound them already (see
-        :func:`cyborg_lite.db.binding.bind`)."""
+        ``cyborg_lite.db.binding.bind``)."""
         failures, refusals, resolved = [], [], []
         for uuid, fields in bindings.items():
             try:

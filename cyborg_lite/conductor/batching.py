@@ -21,9 +21,8 @@ Placement answers slowly) never share one: each goes out at once as
 itself, whatever is in flight, and no other call waits behind it.
 
 The conductor runs the calls of one message (those that may wait on an
-agent side by side, see :meth:`ConductorManager.call_batch
-<cyborg_lite.conductor.manager.ConductorManager.call_batch>`) and
-answers each with its result or its error; :class:`CallBatcher` hands
+agent side by side, see ``ConductorManager.call_batch``) and
+answers each with its result or its error; ``CallBatcher`` hands
 every caller its own answer, and a caller sees the same result or
 exception as from a call of its own.
 """
@@ -86,7 +85,7 @@ class CallBatcher:
     its result or raises (the calls of the methods in ``alone`` always go
     that way, and at once); ``send_many(calls)`` sends ``[(ctx, method,
     kwargs)]`` as one message and returns their answers in order (see
-    :func:`outcome_of`).
+    ``outcome_of``).
     """
 
     def __init__(self, send_one, send_many, max_size, in_flight=1,

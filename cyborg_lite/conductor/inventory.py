@@ -1,8 +1,8 @@
 """The report diff: what changed between a host's report and the DB.
 
-Pure functions over :mod:`cyborg_lite.model` dataclasses; no I/O. The
-conductor loads the stored devices of a host, calls :func:`diff_host`,
-and hands the result to :func:`cyborg_lite.db.inventory.apply_changes`
+Pure functions over ``cyborg_lite.model`` dataclasses; no I/O. The
+conductor loads the stored devices of a host, calls ``diff_host``,
+and hands the result to ``cyborg_lite.db.inventory.apply_changes``
 and to the Placement mirror. Identity follows upstream: devices by
 control-path id, deployables by name, attributes by key, attach handles by
 their info.

@@ -1,6 +1,6 @@
 """Server side of the conductor RPC API: thin methods that hand work to
 the feature modules. The version history is in
-:mod:`cyborg_lite.conductor.rpcapi`."""
+``cyborg_lite.conductor.rpcapi``."""
 
 import inspect
 
@@ -36,9 +36,9 @@ class ConductorManager:
     def call_batch(self, ctx, calls):
         """Run several calls, each ``{method, context, kwargs}``, and
         answer each with its result or error, in order (see
-        :mod:`cyborg_lite.conductor.batching`).
+        ``cyborg_lite.conductor.batching``).
 
-        Calls that only read or create rows (:data:`DATABASE_ONLY`) run
+        Calls that only read or create rows (``DATABASE_ONLY``) run
         one after another in this thread, which then runs the first of
         the others; the rest of those start at once in the batch pool.
         A hand-off to a pool thread costs more than a database-only call

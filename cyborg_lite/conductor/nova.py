@@ -82,7 +82,7 @@ def _adapter(conf):
 
 
 class NovaNotifier:
-    """Sends events from one background thread; :meth:`notify` never
+    """Sends events from one background thread; ``notify`` never
     blocks on Nova."""
 
     def __init__(self, conf):

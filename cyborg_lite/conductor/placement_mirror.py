@@ -8,8 +8,8 @@ provider (the provider Nova created, named by the report's hostname):
   ``max_unit`` = ``num_accelerators``;
 * the deployable's traits.
 
-:meth:`PlacementMirror.apply` writes what a report diff changed;
-:meth:`PlacementMirror.sync_host` writes a host's whole inventory. Both are
+``PlacementMirror.apply`` writes what a report diff changed;
+``PlacementMirror.sync_host`` writes a host's whole inventory. Both are
 idempotent: the client reads before it writes and skips writes that would
 change nothing, so running them twice costs reads only. Generation
 conflicts are retried by the client.
@@ -53,14 +53,14 @@ class PlacementMirror:
     # -- what the conductor calls ----------------------------------------
 
     def apply(self, hostname, diff, kept=(), kept_names=(), reserved=()):
-        """Write a :class:`~cyborg_lite.conductor.inventory.HostDiff`.
+        """Write a ``HostDiff``.
 
         ``kept`` are removed devices the DB keeps (vanished, a handle in
         use) and ``kept_names`` removed deployables it keeps: their
         providers stay too, their inventories reserved in full, so that
         nothing more is scheduled on them. ``reserved`` names the
         deployables whose inventories are reserved in full (see
-        :func:`cyborg_lite.db.reports.reserved_deployables`).
+        ``cyborg_lite.db.reports.reserved_deployables``).
         Returns the names of the removed deployables whose providers
         Placement kept (still allocated).
         """

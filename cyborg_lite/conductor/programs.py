@@ -3,13 +3,13 @@
 
 A programming lasts as long as the agent lets its tool run (``[agent]
 fpga_program_timeout``, minutes), so the API does not wait on one RPC
-call for it: :meth:`ProgramService.start` checks the deployable, records
-the request (:mod:`cyborg_lite.db.programs`) and programs in a thread
-of its own, and the API reads the request with :meth:`status` until it
-ends. :meth:`program` is the whole programming in one call, as RPC API
+call for it: ``ProgramService.start`` checks the deployable, records
+the request (``cyborg_lite.db.programs``) and programs in a thread
+of its own, and the API reads the request with ``status`` until it
+ends. ``program`` is the whole programming in one call, as RPC API
 1.0 served it, for API servers that are not upgraded yet.
 
-Binds program their FPGAs themselves (:mod:`cyborg_lite.conductor.arqs`).
+Binds program their FPGAs themselves (``cyborg_lite.conductor.arqs``).
 """
 
 import json

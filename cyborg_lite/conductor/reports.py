@@ -2,7 +2,7 @@
 
 An unchanged report (same digest as the last applied one) costs one
 indexed read and no write, in the DB and in Placement. Otherwise the
-stored devices are loaded, diffed (:mod:`cyborg_lite.conductor.inventory`),
+stored devices are loaded, diffed (``cyborg_lite.conductor.inventory``),
 and only the changes are written, then mirrored into Placement when a
 mirror is configured.
 

@@ -10,7 +10,7 @@ A call from the API can be interrupted two ways:
   heartbeat every half of it while the call runs, and a call that hears
   nothing for that long is lost; a call that keeps its heartbeats has
   all of ``rpc_timeout``, however long it works. A quick call
-  (:func:`~cyborg_lite.conductor.rpcapi.quick`: a database read or
+  (``quick``: a database read or
   create that does not list a whole table), answered in milliseconds,
   goes without heartbeats, which cost the conductor a thread per
   message, and is lost when it has no answer within that same time.
@@ -18,16 +18,16 @@ A call from the API can be interrupted two ways:
   Nothing reached a conductor, so any call may be sent again.
 
 A lost call may or may not have done its work, so it is sent again only
-when repeating it is harmless: the methods of :data:`RETRIED`, each with
-the reason. :data:`NOT_RETRIED` says why the others are not; they answer
+when repeating it is harmless: the methods of ``RETRIED``, each with
+the reason. ``NOT_RETRIED`` says why the others are not; they answer
 503 as soon as they are known lost, and those of one short transaction
-(:data:`~cyborg_lite.conductor.rpcapi.QUICK_WRITES`) are sent so that
+(``QUICK_WRITES``) are sent so that
 their messages expire then, so that a conductor that comes back does
 not make a profile or attribute that the caller was told failed. A
-repeat carries :data:`REPEAT_KWARGS`, which tell the conductor that the
+repeat carries ``REPEAT_KWARGS``, which tell the conductor that the
 call may have been done already.
 
-:class:`FaultPolicy` tries again while an answer can still come within
+``FaultPolicy`` tries again while an answer can still come within
 ``[api] rpc_fault_timeout`` seconds of the fault (counted from the last
 sign of life of a lost call, or from the start of an undelivered one), so
 that no caller waits longer than that because of a fault; the error of

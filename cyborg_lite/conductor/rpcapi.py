@@ -5,18 +5,18 @@ API version history:
 * 1.0 - Initial version: device profiles, ARQs (create, list, get, bind,
   unbind, delete), devices, deployables, attributes, report_devices.
 * 1.1 - call_batch: several calls, each with its own context, in one
-  message (see :mod:`cyborg_lite.conductor.batching`).
+  message (see ``cyborg_lite.conductor.batching``).
 * 1.2 - arq_create takes an idempotency_key, arq_bind and arq_delete a
   repeat flag, so that a call lost with its conductor can be sent again
-  (see :mod:`cyborg_lite.conductor.retries`).
+  (see ``cyborg_lite.conductor.retries``).
 * 1.3 - deployable_program_start, deployable_program_status and
   deployable_program_abandon: the API starts an FPGA's programming and
   reads its end, instead of waiting on one call (see
-  :meth:`ConductorAPI.deployable_program`). The conductor still serves
+  ``ConductorAPI.deployable_program``). The conductor still serves
   1.0's deployable_program for API servers not upgraded yet.
 
 Every call names the version it needs; payloads are plain dicts. A test
-keeps this class and :class:`cyborg_lite.conductor.manager.ConductorManager`
+keeps this class and ``cyborg_lite.conductor.manager.ConductorManager``
 in step.
 """
 
@@ -78,8 +78,8 @@ _CONTEXTS = context.ContextSerializer()
 
 def quick(method, kwargs):
     """Whether a call (or every call of a call_batch) is answered in
-    milliseconds: in :data:`DATABASE_ONLY` but not a list of a whole
-    table (:data:`UNBOUNDED_LISTS`), or in :data:`QUICK_WRITES`. Such
+    milliseconds: in ``DATABASE_ONLY`` but not a list of a whole
+    table (``UNBOUNDED_LISTS``), or in ``QUICK_WRITES``. Such
     calls go without heartbeats, and their messages expire when their
     caller stops waiting."""
     if method == 'call_batch':
@@ -244,7 +244,7 @@ class ConductorAPI:
         the whole programming: a conductor starts the programming and
         runs it in a thread (deployable_program_start, a quick call),
         and this reads the request until it ends (see
-        :mod:`cyborg_lite.db.programs`). So a programming may last as
+        ``cyborg_lite.db.programs``). So a programming may last as
         long as the agent lets its tool run, whatever ``[api]
         rpc_timeout``; a conductor lost mid-programming is known within
         seconds (its beats stop); and a request that no conductor took

@@ -1,13 +1,13 @@
 """The conductor service: an RPC server plus the sweep that takes over
 binds whose conductor was lost.
 
-:class:`ConductorService` can run many times in one process (the
+``ConductorService`` can run many times in one process (the
 all-in-one, the tests), each with its own ConfigOpts, database handle and
 RPC server. Start-up work (the first sweep) runs after the RPC server
 starts, never in a constructor. When ``[placement]`` is configured
 (``auth_type`` or ``endpoint_override`` set) reports are mirrored into
 Placement by a
-:class:`~cyborg_lite.conductor.placement_mirror.PlacementMirror`.
+``PlacementMirror``.
 """
 
 import concurrent.futures

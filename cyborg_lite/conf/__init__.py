@@ -1,7 +1,7 @@
 """cyborg-lite configuration.
 
 Config is passed, not global: every service builds its own
-``cfg.ConfigOpts`` with :func:`build_conf`, so several services (the
+``cfg.ConfigOpts`` with ``build_conf``, so several services (the
 all-in-one, the tests) can live in one process.
 """
 

@@ -1,13 +1,13 @@
 """Context-first database functions for device profiles and ARQs.
 
-Every function takes the :class:`~cyborg_lite.db.engine.Database` first
+Every function takes the ``Database`` first
 and returns plain dicts in the shape the API serves (less the links), so
 that nothing above this module sees an ORM object. Only the conductor
 imports this module.
 
 ARQ state changes and attach-handle allocation are compare-and-swap
-UPDATEs checked by rowcount (see :mod:`cyborg_lite.states`); a lost race
-raises :class:`~cyborg_lite.db.engine.RetryTransaction` or a domain error.
+UPDATEs checked by rowcount (see ``cyborg_lite.states``); a lost race
+raises ``RetryTransaction`` or a domain error.
 """
 
 import dataclasses
@@ -193,7 +193,7 @@ _PROFILE_BY_NAME = (
 
 # The ARQ of a profile that asks for one accelerator, inserted in one
 # statement that finds the profile by name and content (see
-# :func:`_create_from_known_profile`).
+# ``_create_from_known_profile``).
 _ONE_ARQ_COLUMNS = ('uuid', 'state', 'substate', 'project_id', 'created_at')
 _INSERT_ONE_FROM_PROFILE = ARQS.insert().from_select(
     _ONE_ARQ_COLUMNS + ('device_profile_id', 'device_profile_group_id'),
@@ -304,10 +304,10 @@ def arq_create(db, device_profile_name, group_counts, project_id,
     foreign key refuses it if the profile was deleted after it was read.
     Once a process has read a profile that asks for one accelerator,
     its creates are one INSERT ... SELECT and no read
-    (:func:`_create_from_known_profile`).
+    (``_create_from_known_profile``).
 
     With an ``idempotency_key``, the ARQs' UUIDs derive from it
-    (:func:`idempotent_uuid`), so a create repeated with the same key
+    (``idempotent_uuid``), so a create repeated with the same key
     (its first answer was lost) finds that its ARQs exist, as the unique
     UUIDs say, and returns them as they are now instead of creating
     more.
@@ -402,7 +402,7 @@ def _created_arqs(rows, profile_name):
 
 def _remember_profile(db, dp, group_counts):
     """Remember a profile that asks for one accelerator (see
-    :func:`_create_from_known_profile`); forget any other."""
+    ``_create_from_known_profile``); forget any other."""
     if list(group_counts) != [1]:
         db.known_profiles.pop(dp.name, None)
         return
@@ -463,7 +463,7 @@ def arqs_with_handles(db, project_id=None, instance_uuid=None, uuids=None):
 
 @dataclasses.dataclass
 class Deletion:
-    """What :func:`arq_delete` found and did."""
+    """What ``arq_delete`` found and did."""
 
     held: list       # held_dict() of every ARQ in scope
     deleted: bool    # False: host work must be undone first

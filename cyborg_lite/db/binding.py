@@ -8,7 +8,7 @@ and counts as ours only when the rowcount is 1. A lost race moves on to
 the next free candidate, and when every candidate was lost the whole
 transaction starts again. ARQ state changes are guarded the same way:
 a bind by ``state IN (<allowed sources>)`` from
-:data:`cyborg_lite.states.TRANSITIONS`; a finish, a failure and an
+``cyborg_lite.states.TRANSITIONS``; a finish, a failure and an
 unbind by the state and the handle the ARQ had when read, so that a
 writer acting on an ARQ that has moved on since (unbound, bound again
 with another handle) changes nothing and never releases a handle that
@@ -36,7 +36,7 @@ _CANDIDATES = 8
 
 @dataclasses.dataclass
 class BindResult:
-    """What :func:`bind` did, for the conductor's next step.
+    """What ``bind`` did, for the conductor's next step.
 
     ``repeated``: nothing, because the ARQ was already Bound (finished)
     or BindStarted as asked; ``deployable`` and ``handle`` are None.
@@ -161,7 +161,7 @@ def _arq_and_candidates(conn, uuid, project_id, fields, batch,
                         repeat=False):
     """The ARQ's rows (one per free handle candidate) and its profile
     group, or None for a ``repeat`` that finds the ARQ bound as asked
-    (see :func:`bind`); raises if the ARQ is unknown or in a state that
+    (see ``bind``); raises if the ARQ is unknown or in a state that
     cannot be bound, if another ARQ than ``batch`` is bound to the
     instance, or if the deployable is unknown."""
     params = {'uuid': uuid, 'instance_uuid': fields['instance_uuid'],
@@ -204,8 +204,8 @@ def bind(db, uuid, fields, scope_project, batch=(), repeat=False):
     the sources of BindStarted, since nobody can see the state between.
     An MDEV handle (the agent creates the mdev) or a bitstream the
     deployable does not carry yet (the agent programs it) leave it
-    BindStarted with its handle held, until :func:`finish_bind` or
-    :func:`fail_bind`. Returns a :class:`BindResult`.
+    BindStarted with its handle held, until ``finish_bind`` or
+    ``fail_bind``. Returns a ``BindResult``.
 
     ``repeat``: this call repeats one that may have been done (its
     answer was lost with its conductor). An ARQ that is Bound, or
@@ -350,7 +350,7 @@ def leave_bind(db, uuid, handle_id) -> bool:
     """Leave a bind in BindStarted that holds ``handle_id`` to the next
     sweep, by a conductor that stops before its host work is done: it
     reads as worked on long ago, so the first sweep to run claims it at
-    once (:func:`claim_stuck_bind`) instead of after bind_timeout. False
+    once (``claim_stuck_bind``) instead of after bind_timeout. False
     if the ARQ moved on."""
     with db.write_connection() as conn:
         return bool(conn.execute(
@@ -363,7 +363,7 @@ def leave_bind(db, uuid, handle_id) -> bool:
 def claim_stuck_bind(db, uuid, older_than):
     """Claim a bind left in BindStarted since before ``older_than`` (its
     conductor was lost, or stopped) for the caller to finish: its
-    ``(handle, bitstream_id)``, as :func:`bind_in_progress` gives them,
+    ``(handle, bitstream_id)``, as ``bind_in_progress`` gives them,
     with the bind marked as worked on; None when it is no longer stuck
     (finished, failed, unbound, or claimed by another conductor's sweep
     since it was read). The write is guarded by the state, the handle
@@ -395,7 +395,7 @@ def fail_bind(db, uuid, sources, handle_id=_ANY_HANDLE,
               bind_fields=None) -> bool:
     """Mark an ARQ BindFailed and release the handle it holds; False, and
     nothing changed, unless the ARQ is in one of ``sources`` (a subset
-    of :data:`FAILABLE`) and holds ``handle_id`` when one is given
+    of ``FAILABLE``) and holds ``handle_id`` when one is given
     (None: no handle).
 
     The caller says what it knows of the ARQ, so that a failure acting

@@ -1,6 +1,6 @@
 """The database handle: engine, sessions, and write retries.
 
-One :class:`Database` per conductor (and per test). Engines come from the
+One ``Database`` per conductor (and per test). Engines come from the
 oslo.db enginefacade, configured from the ``[database]`` options of the
 ConfigOpts passed in; nothing is global.
 
@@ -241,7 +241,7 @@ _AFTER_LOST_CONNECTION = contextvars.ContextVar('after_lost_connection',
 
 
 def after_lost_connection() -> bool:
-    """Inside a writer that :func:`retry_on_conflict` runs again: whether
+    """Inside a writer that ``retry_on_conflict`` runs again: whether
     an earlier attempt lost its connection. Its COMMIT may then have
     happened, the answer alone being lost, so that the writer finds its
     own work done: a writer that works out its result from what it
@@ -253,7 +253,7 @@ def retry_on_conflict(attempts: int = 10):
     """Run a writer function again, with jittered back-off, when its
     transaction lost a race (a failed compare-and-swap, a deadlock,
     SQLite's "database is locked") or the connection dropped (see
-    :func:`after_lost_connection`)."""
+    ``after_lost_connection``)."""
     def decorator(func):
         @functools.wraps(func)
         def wrapper(*args, **kwargs):

@@ -2,7 +2,7 @@
 attributes and attach handles: what the agents report.
 
 Reads return API-shaped dicts (less links). Writes apply a
-:class:`cyborg_lite.conductor.inventory.HostDiff` and touch only the rows
+``cyborg_lite.conductor.inventory.HostDiff`` and touch only the rows
 that changed.
 """
 

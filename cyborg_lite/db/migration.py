@@ -53,7 +53,7 @@ def _check_not_newer(connection) -> None:
 
 
 def upgrade(db, revision: str = 'head') -> None:
-    """Upgrade the schema of a :class:`~cyborg_lite.db.engine.Database`;
+    """Upgrade the schema of a ``Database``;
     NewerSchema if a newer release has upgraded it already."""
     with db.engine.begin() as connection:
         _check_not_newer(connection)

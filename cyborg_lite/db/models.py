@@ -223,7 +223,7 @@ class HostReport(Base):
 
 class ProgramRequest(Base):
     """One ``PATCH /v2/deployables/{uuid}/program``: who may still run
-    it, and how it ended (see :mod:`cyborg_lite.db.programs`). The
+    it, and how it ended (see ``cyborg_lite.db.programs``). The
     request id is the API's; its unique index settles whether a request
     is run or given up, whichever comes first."""
 

@@ -5,7 +5,7 @@ lets its tool run (``[agent] fpga_program_timeout``, minutes), far
 longer than an RPC call should wait, so the API does not wait on one
 call: a conductor starts the programming and records it here, and the
 API reads the request's row until it ends (see
-:meth:`cyborg_lite.conductor.rpcapi.ConductorAPI.deployable_program`).
+``cyborg_lite.conductor.rpcapi.ConductorAPI.deployable_program``).
 
 Each request has the id its API picked. Whoever writes the row first
 decides its fate, by the unique index on ``request_id``:
@@ -16,7 +16,7 @@ decides its fate, by the unique index on ``request_id``:
   or that comes back) finds it given up and programs nothing.
 
 While it programs, the conductor raises ``beats`` every
-:data:`~cyborg_lite.states.PROGRAM_BEAT_INTERVAL` seconds; the API
+``PROGRAM_BEAT_INTERVAL`` seconds; the API
 counts the time on its own clock, so a conductor lost mid-programming
 is known within seconds without comparing two machines' clocks. The
 row ends ``programmed`` or ``failed`` (with the error the API
@@ -101,7 +101,7 @@ def get(db, request_id) -> dict | None:
 
 
 def forget_old(db, now=None) -> int:
-    """Delete requests unchanged for :data:`KEPT_FOR` seconds; how many."""
+    """Delete requests unchanged for ``KEPT_FOR`` seconds; how many."""
     cutoff = (now or timeutils.utcnow()) - timeutils.datetime.timedelta(
         seconds=KEPT_FOR)
     with db.writer() as session:

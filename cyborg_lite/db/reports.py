@@ -1,8 +1,8 @@
 """Storing agent reports: load a host's devices, apply a diff.
 
-:func:`load_host` rebuilds the :mod:`cyborg_lite.model` dataclasses of
-one host from the DB, :func:`apply_diff` writes only what a
-:class:`~cyborg_lite.conductor.inventory.HostDiff` says changed, and the
+``load_host`` rebuilds the ``cyborg_lite.model`` dataclasses of
+one host from the DB, ``apply_diff`` writes only what a
+``HostDiff`` says changed, and the
 per-host digest lets an unchanged report stop after one indexed read.
 """
 
@@ -38,7 +38,7 @@ PENDING_PREFIX = 'pending-'
 
 
 def is_pending(digest) -> bool:
-    """Whether ``digest`` is one :func:`pending_digest` made."""
+    """Whether ``digest`` is one ``pending_digest`` made."""
     return bool(digest) and digest.startswith(PENDING_PREFIX)
 
 
@@ -281,7 +281,7 @@ def apply_diff(db, hostname, diff, digest, rp_uuid_of, reported_cpids=(),
     ``rp_uuid_of(name)`` gives a new deployable's resource provider uuid;
     ``reported_cpids`` are the devices in the report, which are no longer
     vanished if they were.
-    Returns what it did beside the diff: :class:`Applied`.
+    Returns what it did beside the diff: ``Applied``.
     """
     kept = []
     with db.writer() as session:
@@ -311,7 +311,7 @@ def apply_diff(db, hostname, diff, digest, rp_uuid_of, reported_cpids=(),
 
 @dataclasses.dataclass
 class Applied:
-    """What :func:`apply_diff` did beside writing the diff.
+    """What ``apply_diff`` did beside writing the diff.
 
     ``kept``: the removed devices that stay, marked vanished, because one
     of their handles is in use. ``returned``: the names of the

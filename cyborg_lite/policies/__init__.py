@@ -28,8 +28,8 @@ MAX_REMEMBERED_DECISIONS = 4096
 
 class Enforcer(policy.Enforcer):
     """oslo.policy's Enforcer, looking for new or changed policy files at
-    most once every :data:`POLICY_FILES_RECHECK_SECONDS`, and remembering
-    its decisions (:meth:`allows`).
+    most once every ``POLICY_FILES_RECHECK_SECONDS``, and remembering
+    its decisions (``allows``).
 
     A decision depends only on the rules and on what the caller's
     context holds (the target is the caller's own project), while

@@ -5,7 +5,7 @@ The roles are Keystone's: ``admin`` implies ``manager``, which implies
 ``member``, which implies ``reader``; ``service`` stands apart, for
 service users such as Nova's. Tokens from Keystone list the implied
 roles; the other authentication modes expand them the same way
-(:func:`cyborg_lite.context.with_implied_roles`).
+(``cyborg_lite.context.with_implied_roles``).
 
 Upstream also keeps legacy rules (``admin_or_owner`` and the like) as
 deprecated alternatives while ``[oslo_policy] enforce_new_defaults`` is

@@ -1,6 +1,6 @@
 """Client for the Cyborg v2 API, as Nova's ``nova/accelerator/cyborg.py``.
 
-``get_client(context, conf)`` returns a :class:`_CyborgClient` over a
+``get_client(context, conf)`` returns a ``_CyborgClient`` over a
 keystoneauth1 adapter for service type ``accelerator`` (the catalog or
 ``[cyborg] endpoint_override``; paths are relative to the endpoint,
 which includes ``/v2``). Method names and behaviour follow Nova, with
@@ -254,7 +254,7 @@ class _CyborgClient:
         return arqs
 
     def get_arq_uuids_for_instance(self, instance_uuid: str) -> list[str]:
-        """The UUIDs of :meth:`get_arqs_for_instance`."""
+        """The UUIDs of ``get_arqs_for_instance``."""
         return [arq['uuid'] for arq in
                 self.get_arqs_for_instance(instance_uuid)]
 

@@ -1,24 +1,24 @@
 """The compute API in the shape of Nova's: routing, context, errors.
 
 A plain WSGI app over webob. Routing is one explicit table
-(:data:`ROUTES`); handlers live in ``servers`` and ``external_events``
+(``ROUTES``); handlers live in ``servers`` and ``external_events``
 and take ``(request, manager, **url_args)``. Paths may carry Nova's
 ``/v2.1`` prefix or not. Domain exceptions become Nova's error bodies
 (``{"badRequest": {"code": 400, "message": ...}}``) in one table,
-:data:`ERRORS`.
+``ERRORS``.
 
 ``/healthcheck`` (oslo.middleware's health check, outside the API
 routes and without identity) answers 200 while the service runs.
 
-Authentication wraps this app (:mod:`nova_shim.api.auth`, composed by
-:func:`build_app`); the app builds each request's context from the
+Authentication wraps this app (``nova_shim.api.auth``, composed by
+``build_app``); the app builds each request's context from the
 identity it set, and the handlers ask the policy (Nova's rule names,
-:mod:`nova_shim.policies`) through ``context.can``, as Nova's do. The
+``nova_shim.policies``) through ``context.can``, as Nova's do. The
 user's token and service token go on to Cyborg with the calls made for
 the request.
 
 Bad input is a 4xx in Nova's error body, never a 500: the checks every
-request goes through are in :mod:`nova_shim.api.http`. A method a
+request goes through are in ``nova_shim.api.http``. A method a
 path does not serve is a 405 whose ``Allow`` lists those it does.
 """
 

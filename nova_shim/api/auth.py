@@ -1,7 +1,7 @@
 """Authentication of the compute API, and the context of each request.
 
 ``[api] auth_strategy``, with the names and behaviour of the other two
-services (:mod:`lite_common.auth`):
+services (``lite_common.auth``):
 
 * ``keystone`` (the default, as Nova): keystonemiddleware's
   ``auth_token`` validates the token with ``[keystone_authtoken]``'s
@@ -22,7 +22,7 @@ services (:mod:`lite_common.auth`):
 The version documents (``/``, ``/v2``, ``/v2.1``), ``/healthcheck`` and
 ``/openapi.yaml`` need no credentials, so that keystoneauth's discovery
 and load balancers work. Every other request gets a
-:class:`~nova_shim.context.RequestContext` whose ``is_admin`` is the
+``RequestContext`` whose ``is_admin`` is the
 policy rule ``context_is_admin``, and whose ``can`` asks the policy.
 """
 

@@ -13,7 +13,7 @@ Bad input is a 4xx in Nova's error body, never a 500:
   surrogate): 400.
 
 The request's context (who calls, and what the policy lets them do) is
-built once by the API (:mod:`nova_shim.api.auth`) and read here.
+built once by the API (``nova_shim.api.auth``) and read here.
 """
 
 import json

@@ -1,7 +1,7 @@
 """``GET /openapi.yaml``: the OpenAPI description of the compute API.
 
 ``openapi.yaml`` in this package describes every route of
-:data:`nova_shim.api.app.ROUTES`. What changes with the code is
+``nova_shim.api.app.ROUTES``. What changes with the code is
 filled in when it is served, from the tables the handlers use: the
 action names a server action body may hold (``server_actions.ACTIONS``) and
 the event names and statuses of ``os-server-external-events``.

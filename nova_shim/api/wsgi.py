@@ -1,7 +1,7 @@
 """Serving the compute API: cyborg-lite's built-in server (waitress, see
-:mod:`lite_common.wsgi_server`) with Nova's error body.
+``lite_common.wsgi_server``) with Nova's error body.
 
-:class:`APIServer` binds a port (0 picks a free one and :attr:`url`
+``APIServer`` binds a port (0 picks a free one and ``url``
 tells which) and serves from a background thread. The server reads each
 request in full before one of its threads runs it, so an event can
 arrive while a build waits for it, and a slow client holds no thread. A
@@ -26,7 +26,7 @@ def error_body(status: int, message: str) -> bytes:
 
 
 class APIServer(wsgi_server.WSGIServer):
-    """Serves a WSGI app until :meth:`stop`, which closes every
+    """Serves a WSGI app until ``stop``, which closes every
     connection."""
 
     def __init__(self, app, host: str = '127.0.0.1', port: int = 0) -> None:

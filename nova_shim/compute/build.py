@@ -1,6 +1,6 @@
 """Building instances: schedule, accelerators, spawn, reschedule.
 
-:func:`build_instances` runs in a background thread after the API
+``build_instances`` runs in a background thread after the API
 answered 202 (the servers are in BUILD/scheduling). The steps, as Nova's
 conductor and compute manager do them:
 
@@ -28,7 +28,7 @@ fail to bind on the compute node without a reschedule; nova_shim
 reschedules it, since another node's device may bind.)
 
 Unshelving an offloaded instance and evacuating one run the same
-:func:`place_and_spawn`.
+``place_and_spawn``.
 """
 
 import dataclasses

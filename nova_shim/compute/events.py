@@ -1,9 +1,9 @@
 """Waiting for external events (``accelerator-request-bound``).
 
 The manager says which events it expects for an instance
-(:meth:`InstanceEvents.prepare`) *before* it starts the work that
+(``InstanceEvents.prepare``) *before* it starts the work that
 causes them, so an event that arrives early is not lost; the API feeds
-events in with :meth:`InstanceEvents.deliver`. Events nobody waits for
+events in with ``InstanceEvents.deliver``. Events nobody waits for
 are dropped, as in Nova. An event is keyed by ``(name, tag)``; its value
 is the status (``completed`` or ``failed``). Thread-safe: one condition
 variable guards every waiter.

@@ -1,13 +1,13 @@
 """Flavors: the stored ones, their seed, and inline ones.
 
-Flavors live in the database (:mod:`nova_shim.db.api`), made through
+Flavors live in the database (``nova_shim.db.api``), made through
 the API as Nova's are (``POST /flavors``, ``os-extra_specs``).
 ``[compute] flavors`` seeds them when the compute service starts on a
 database that has none. ``accel:device_profile`` in a flavor's extra
 specs names the Cyborg device profile whose accelerators its servers
 get, as in Nova.
 
-:func:`from_dict` reads a flavor's amounts the way Nova's schemas take
+``from_dict`` reads a flavor's amounts the way Nova's schemas take
 them, for a seed entry and for the inline ``flavor`` of a server create
 (nova_shim's own, beside ``flavorRef``).
 """

@@ -125,7 +125,7 @@ class ComputeManager:
                         image_ref: str | None = None) -> list[Instance]:
         """Record ``max_count`` instances (BUILD) and build them in the
         background: at least ``min_count`` of them, or none
-        (:func:`build.build_instances`). Several are named
+        (``build.build_instances``). Several are named
         ``<name>-1``, ``<name>-2``..., as Nova names them."""
         reservation_id = reservation_id or 'r-' + uuidlib.uuid4().hex[:8]
         instances = [self.deps.db.create(
@@ -187,7 +187,7 @@ class ComputeManager:
     def evacuate_instance(self, ctx: RequestContext, uuid: str,
                           host: str | None = None) -> Instance:
         """Check and start an evacuation; it goes on in the background
-        (:mod:`nova_shim.compute.move`)."""
+        (``nova_shim.compute.move``)."""
         instance = move.begin(self.deps, uuid, host)
         self._background('evacuate-%s' % uuid, self._locked, uuid,
                          move.evacuate, ctx, uuid, host)

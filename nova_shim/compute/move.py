@@ -2,9 +2,9 @@
 
 As Nova (accelerated guests since Victoria): the instance's compute
 service must be down (forced down by an operator,
-:mod:`nova_shim.compute.services`), or the API answers 400 "Compute
-service of HOST is still in use". :func:`begin` checks that in the API
-request and sets the REBUILDING task; :func:`evacuate` then runs in the
+``nova_shim.compute.services``), or the API answers 400 "Compute
+service of HOST is still in use". ``begin`` checks that in the API
+request and sets the REBUILDING task; ``evacuate`` then runs in the
 background, as Nova's conductor and the destination compute do:
 
 1. schedule on another node (never the source, nor a node that is down
@@ -16,7 +16,7 @@ background, as Nova's conductor and the destination compute do:
    guest (Nova's source compute destroys it when it comes back; here
    every node shares one hypervisor connection);
 3. create and bind new ARQs on the destination and spawn there, with
-   reschedules to alternates as in a build (:mod:`build`).
+   reschedules to alternates as in a build (``build``).
 
 The new ARQs are created for the instance's owner (its project and
 user; with Keystone tokens the token decides), so that the owner still
@@ -62,7 +62,7 @@ def begin(deps: ComputeDeps, uuid: str, host: str | None) -> Instance:
 
 def evacuate(deps: ComputeDeps, ctx: RequestContext, uuid: str,
              host: str | None = None) -> None:
-    """Finish an evacuation :func:`begin` started; never raises."""
+    """Finish an evacuation ``begin`` started; never raises."""
     instance = deps.db.get(uuid)
     ctx = ctx.replaced(project_id=instance.project_id,
                        user_id=instance.user_id)

@@ -9,7 +9,7 @@ the instance's service to be down, as in Nova, where an operator forces
 down the service of a host that failed (``openstack compute service set
 --down HOST nova-compute``).
 
-The API's handlers are in :mod:`nova_shim.api.handlers.services`.
+The API's handlers are in ``nova_shim.api.handlers.services``.
 """
 
 import uuid as uuidlib

@@ -62,7 +62,7 @@ def begin_unshelve(deps: ComputeDeps, uuid: str) -> Instance:
 
 
 def unshelve(deps: ComputeDeps, ctx: RequestContext, uuid: str) -> None:
-    """Finish an unshelve :func:`begin_unshelve` started; never raises.
+    """Finish an unshelve ``begin_unshelve`` started; never raises.
 
     An offloaded instance that cannot be unshelved (no host has room, its
     accelerators do not bind) goes back to SHELVED_OFFLOADED holding

@@ -1,5 +1,5 @@
 """Snapshots and backups of instances: Nova's ``createImage`` and
-``createBackup``, through the Image API v2 (:mod:`nova_shim.image.glance`).
+``createBackup``, through the Image API v2 (``nova_shim.image.glance``).
 
 As in Nova, an instance with accelerators may be snapshotted and backed
 up: nothing here calls Cyborg, and the ARQs stay bound to the instance
@@ -19,7 +19,7 @@ as they are. The steps, in the request's thread:
    the owner's project (``instance_owner`` property and an image member),
    as Nova does;
 4. task_state ``image_uploading``; upload the root disk
-   (``PUT /v2/images/{id}/file``, see :mod:`nova_shim.virt.snapshot`:
+   (``PUT /v2/images/{id}/file``, see ``nova_shim.virt.snapshot``:
    an empty raw image for a guest with no disk file);
 5. clear the task_state; the vm_state and the power state are as before
    (a running guest with a disk file is paused while it is copied);

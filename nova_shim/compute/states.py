@@ -2,7 +2,7 @@
 
 ``vm_state`` is where the instance stands, ``task_state`` what is being
 done to it (None when idle), ``power_state`` what the hypervisor says
-(:class:`nova_shim.virt.power_state.PowerState`). ``ALLOWED_VM_STATES``
+(``nova_shim.virt.power_state.PowerState``). ``ALLOWED_VM_STATES``
 is the one table of which action may start from which vm_state, as
 Nova's ``check_instance_state`` decorators say.
 """

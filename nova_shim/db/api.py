@@ -1,10 +1,10 @@
 """The compute service's database: context-free functions on a
-:class:`Database`.
+``Database``.
 
 SQLite (a file under ``state_path`` by default), PostgreSQL and MySQL
 all work. The schema comes from the migrations (``nova-shim-manage db
-sync``, :mod:`nova_shim.db.migration`). State changes that two requests
-may race on are compare-and-swaps: :meth:`Database.update` takes the
+sync``, ``nova_shim.db.migration``). State changes that two requests
+may race on are compare-and-swaps: ``Database.update`` takes the
 ``task_state`` (and optionally the vm_states) the row must still have,
 and raises InstanceInvalidState when it has moved on, so two actions
 never run on one instance at once.

@@ -1,13 +1,13 @@
 """The schema of nova_shim's database, by alembic migrations.
 
-``nova-shim-manage db sync`` runs :func:`upgrade`; the compute service
-checks :func:`is_current` before it serves (or migrates itself with
+``nova-shim-manage db sync`` runs ``upgrade``; the compute service
+checks ``is_current`` before it serves (or migrates itself with
 ``[database] sync_on_startup``, as the all-in-one does). The alembic
 environment lives in ``nova_shim/db/alembic``; its configuration is
 built here in code, so no alembic.ini is needed.
 
 A database made before the migrations existed (by the compute service
-itself, at start-up) has the tables and no version: :func:`upgrade`
+itself, at start-up) has the tables and no version: ``upgrade``
 adds the nullable columns it may lack, records it at the first
 migration, and carries on from there.
 """

@@ -1,17 +1,17 @@
 """Client for the Image API v2 (Glance), the calls Nova's
 ``nova/image/glance.py`` makes for snapshots and backups.
 
-:func:`get_client` returns a :class:`GlanceClient` over a keystoneauth1
+``get_client`` returns a ``GlanceClient`` over a keystoneauth1
 adapter built from ``[glance]`` (service type ``image``), with the same
-authentication modes as the other clients (:mod:`nova_shim.auth`). The
+authentication modes as the other clients (``nova_shim.auth``). The
 image service counts as configured when an endpoint can be found:
 ``endpoint_override``, or an ``auth_type`` whose service catalog has an
-``image`` endpoint. Otherwise :func:`get_client` raises
-:class:`ImageServiceNotConfigured` before anything else happens.
+``image`` endpoint. Otherwise ``get_client`` raises
+``ImageServiceNotConfigured`` before anything else happens.
 
 As Nova does, a version suffix of the endpoint (``/v2``) is dropped and
 the paths are ``/v2/images...`` under what remains. A failure raises
-:class:`ImageServiceError`, whose ``status_code`` is Glance's HTTP status
+``ImageServiceError``, whose ``status_code`` is Glance's HTTP status
 (None when it could not be reached) and whose message has Glance's own.
 """
 

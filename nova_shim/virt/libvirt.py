@@ -1,6 +1,6 @@
 """libvirt guests with accelerators: domain XML and guest operations.
 
-:func:`build_domain_xml` is pure: from a :class:`GuestSpec` and the
+``build_domain_xml`` is pure: from a ``GuestSpec`` and the
 instance's bound ARQs (Cyborg's dicts) it writes one ``<hostdev>`` per
 ARQ:
 
@@ -17,7 +17,7 @@ ARQ:
 Any other type (``""`` for an ARQ that is not Bound) raises
 UnsupportedAttachHandle, rather than booting without the accelerator.
 
-:class:`LibvirtDriver` runs the guests over one connection kept open
+``LibvirtDriver`` runs the guests over one connection kept open
 from ``init_host`` to ``cleanup_host``: the state of ``test:///default``
 lives only while a connection to it is open. It uses no call specific
 to the test driver, so ``qemu:///system`` works the same way.
@@ -165,7 +165,7 @@ _POWER_STATES = {0: PowerState.NOSTATE, 1: PowerState.RUNNING,
 
 
 class Host:
-    """One libvirt connection, open from :meth:`connect` to :meth:`close`."""
+    """One libvirt connection, open from ``connect`` to ``close``."""
 
     def __init__(self, uri: str) -> None:
         self.uri = uri

@@ -1,9 +1,9 @@
 """The bytes of a guest's root disk, for a snapshot image.
 
-:func:`root_disk` finds the root disk in the domain XML libvirt holds:
+``root_disk`` finds the root disk in the domain XML libvirt holds:
 the first ``<disk device='disk'>`` of ``type='file'`` whose source names
 a file, in the format its ``<driver type=...>`` says (raw when it says
-none). :func:`disk_contents` yields that file to read:
+none). ``disk_contents`` yields that file to read:
 
 * a guest that is not running (stopped, paused) does not write to its
   disk: the file is read as it is;

@@ -5,7 +5,7 @@ class (and pass the group's trait, aggregate and tree filters), so the
 Python side combines over matching trees only.
 
 Allocation candidates read the fleet in slices of consecutive root ids
-(:class:`GroupQueries`): every query of a slice is driven by the index on
+(``GroupQueries``): every query of a slice is driven by the index on
 ``resource_providers.root_provider_id``, so a request with a ``limit``
 reads about as many trees as it returns, whatever the size of the fleet.
 """
@@ -217,7 +217,7 @@ class GroupQueries:
     """The per-class queries of every request group.
 
     Names are resolved (and unknown ones rejected, with the same 400s as
-    before) in the constructor; :meth:`rows` runs the queries for one
+    before) in the constructor; ``rows`` runs the queries for one
     slice of root ids. Built statements are kept by what they filter on
     (ids, amounts, aggregate uuids), since composing them costs more than
     running them for a slice.

@@ -59,7 +59,7 @@ def extract_json(req, schema):
 
     The body is UTF-8 (decoded strictly, as Placement does). JSON nested
     deeper than the decoder's recursion limit, and strings that no
-    database stores (:func:`lite_common.storable_text.unstorable`), are
+    database stores (``lite_common.storable_text.unstorable``), are
     400s, where Placement fails with a 500.
     """
     if req.content_type != 'application/json':

@@ -2,7 +2,7 @@
 
 Each parameter's last value is checked, as Placement checks it; the
 parsing of the values (request groups, traits, aggregates) follows in
-:mod:`placement_stub.request_groups`.
+``placement_stub.request_groups``.
 """
 
 NUMERIC_SUFFIX = '[1-9][0-9]*'

@@ -1,5 +1,5 @@
 """cyborg_lite.conductor.placement against placement_stub's fixture and
-against the real Placement (in-process, :mod:`tests.fixtures.real_placement`).
+against the real Placement (in-process, ``tests.fixtures.real_placement``).
 """
 
 import uuid

@@ -1,9 +1,9 @@
 """The driver interface, the driver loader and what drivers share.
 
-A driver turns what a :class:`~cyborg_lite.agent.sysfs.Sysfs` shows into
-:class:`~cyborg_lite.model.DriverDevice` lists. Drivers are found through
+A driver turns what a ``Sysfs`` shows into
+``DriverDevice`` lists. Drivers are found through
 the stevedore namespace ``cyborg_lite.accelerator.driver`` and enabled by
-``[agent] enabled_drivers``; :data:`BUILTIN_DRIVERS` names the same
+``[agent] enabled_drivers``; ``BUILTIN_DRIVERS`` names the same
 classes for a source tree whose entry points are not installed.
 """
 
@@ -136,8 +136,8 @@ class Driver(abc.ABC):
         """The devices this driver finds, read fresh on every call."""
 
     def discover_pass(self) -> tuple[list[model.DriverDevice], set[str]]:
-        """:meth:`discover`, and the PCI addresses that this pass could
-        not read: devices it skipped (:meth:`skipping_broken`) and PCI
+        """``discover``, and the PCI addresses that this pass could
+        not read: devices it skipped (``skipping_broken``) and PCI
         functions the bus lists but whose files are broken."""
         self._skipped = set()
         found = self.discover()

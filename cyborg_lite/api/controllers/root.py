@@ -2,7 +2,7 @@
 every other request to its handler.
 
 Upstream routes ``/accelerator_requests`` and ``/v2/accelerator_requests``
-to the same handler, and so does :meth:`RootController._lookup`.
+to the same handler, and so does ``RootController._lookup``.
 
 Pecan's object dispatch, and its REST controllers, inspect the signature
 of every controller and handler on the way, on every request (each
@@ -10,8 +10,8 @@ inspection defines a namedtuple class: a third of the API's own CPU).
 ``_lookup`` is Pecan's public hook for the paths an application routes
 itself: it names the handler method from the path and the HTTP method at
 once, so Pecan inspects only that method.
-:class:`~cyborg_lite.api.guard.RequestGuard` has already refused the
-paths and methods that :data:`cyborg_lite.api.guard.ROUTES` does not
+``RequestGuard`` has already refused the
+paths and methods that ``cyborg_lite.api.guard.ROUTES`` does not
 list, so every request that reaches ``_lookup`` has a handler.
 """
 

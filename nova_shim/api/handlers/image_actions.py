@@ -6,7 +6,7 @@ as Nova's schemas check them, and their answers.
 "metadata": {...}}}`` (``rotation`` an integer >= 0, or a string of
 digits; ``metadata`` optional). A body that is not so is a 400.
 
-Both answer 202 (:class:`ImageResponse`): from microversion 2.45 with
+Both answer 202 (``ImageResponse``): from microversion 2.45 with
 ``{"image_id": ...}``, before it with no body and the image's URL in
 ``Location`` (a backup only when ``rotation`` > 0, as Nova). The URL is
 the image in Glance's v2 API (``<endpoint>/v2/images/<id>``): nova_shim

@@ -1,5 +1,5 @@
 """JSON Schemas of request bodies, one module per resource, named by
-method and microversion as Nova names them; :func:`validate` checks a
+method and microversion as Nova names them; ``validate`` checks a
 body against one (a 400 in Nova's error body that says what is
 wrong)."""
 

@@ -4,7 +4,7 @@
 script set as ``[agent] fpga_program_command``; ``compute2`` runs the
 ``nvidia_gpu`` driver on a copy of the ``t4_vgpu`` sysfs tree with vGPU
 type ``nvidia-223`` enabled. The kernel behind that tree is emulated with
-:mod:`tests.fixtures.sysfs_tree`. Nova is a small HTTP server that
+``tests.fixtures.sysfs_tree``. Nova is a small HTTP server that
 records the external events it receives.
 """
 

@@ -1,7 +1,7 @@
 """The agent's reports from a host where one device is broken.
 
 A host with a spare card of each driver
-(:func:`tests.fixtures.sysfs_tree.spares_host`) has one broken function;
+(``tests.fixtures.sysfs_tree.spares_host``) has one broken function;
 its agent reports to a real conductor, which stores the devices and
 shows them at the API. The broken function is left out, every other
 card is reported, and a card unplugged later leaves the inventory while

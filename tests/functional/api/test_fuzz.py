@@ -7,7 +7,7 @@ case sent as a service (admin with a service token), as an admin and as
 a project member. Every answer is checked: never a 5xx, a documented
 status, content type, headers and body that match the description, and
 a 4xx for every request that breaks the schema. Cases are steered
-(:func:`tests.fixtures.fuzz.substitute`) towards the stored profiles,
+(``tests.fixtures.fuzz.substitute``) towards the stored profiles,
 ARQs, deployables, devices and attributes, and through the
 microversions, so that they reach more than 404s.
 

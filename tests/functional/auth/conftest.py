@@ -285,7 +285,7 @@ def mode(request, tmp_path_factory):
 
 
 def keystone_identities(server):
-    """The :class:`Keystone` mode of ``server``, whose users and projects
+    """The ``Keystone`` mode of ``server``, whose users and projects
     are created once per Keystone."""
     if getattr(server, 'mode', None) is None:
         server.mode = Keystone(server)

@@ -56,7 +56,7 @@ def keystone_python():
 
 
 class Keystone:
-    """Keystone in a child process; :meth:`start`, :meth:`stop`, ``url``."""
+    """Keystone in a child process; ``start``, ``stop``, ``url``."""
 
     def __init__(self, python, state_dir):
         self.python = python

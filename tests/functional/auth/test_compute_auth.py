@@ -3,7 +3,7 @@ with real Keystone tokens.
 
 The compute service runs with ``[api] auth_strategy = keystone``
 (keystonemiddleware against the Keystone of these tests) and Nova's
-default policy. Each persona of :mod:`.conftest` calls each route: a
+default policy. Each persona of ``.conftest`` calls each route: a
 member, reader and manager of ``proj-a`` (which owns the server), a
 member of ``proj-b``, an admin, a user with only the ``service`` role,
 Nova's service user (admin and service), and tokens scoped to the
@@ -294,7 +294,7 @@ def test_events_are_a_services_or_an_admins(compute, user, service_token,
 @pytest.fixture(scope='module')
 def basic_compute(tmp_path_factory):
     """The compute API with ``http_basic``: the htpasswd and identity
-    files of :class:`conftest.HttpBasic` (the same users, projects and
+    files of ``conftest.HttpBasic`` (the same users, projects and
     roles as in Keystone)."""
     mode = conftest.HttpBasic(tmp_path_factory.mktemp('basic'))
     with PlacementFixture() as placement:

@@ -2,7 +2,7 @@
 against the live API behind a real Keystone.
 
 Nova comes from PyPI into its own virtualenv (``.venv-nova``, made by
-``tools/run-tests.sh``); :mod:`.nova_cyborg_driver` runs there with
+``tools/run-tests.sh``); ``.nova_cyborg_driver`` runs there with
 Nova's configuration (``[cyborg] endpoint_override``, ``[service_user]``
 as nova, ``send_service_user_token``) and a user's token, and prints what
 each call saw. Without that virtualenv, or Keystone's, it is skipped.

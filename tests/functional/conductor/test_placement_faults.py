@@ -2,7 +2,7 @@
 database keeps agreeing with Placement.
 
 The stack's Placement is the placement stub behind
-:class:`tests.fixtures.placement_proxy.PlacementProxy`, which the tests
+``tests.fixtures.placement_proxy.PlacementProxy``, which the tests
 turn down (503, as a balancer with no backend) and up again.
 """
 

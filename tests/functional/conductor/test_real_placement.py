@@ -3,7 +3,7 @@
 The same stack (the all-in-one: API, conductor, a fake-driver agent) runs
 once with ``[placement]`` pointed at real Placement 16 (the
 ``openstack-placement`` package's app, in-process on SQLite, see
-:mod:`tests.fixtures.real_placement`) and once at placement_stub. Each
+``tests.fixtures.real_placement``) and once at placement_stub. Each
 runs the same script: the agent's start-up check, reports that add,
 change and remove devices, a device disabled and enabled again, an ARQ
 bound and unbound, a provider Nova still allocates from, deletions. The

@@ -9,7 +9,7 @@ the invariant: one attach handle is held by at most one ARQ, and a
 handle is in use exactly when an ARQ holds it.
 
 The interleavings inside one writer's transaction pause it after its
-first statement (:class:`tests.fixtures.databases.PausingDatabase`)
+first statement (``tests.fixtures.databases.PausingDatabase``)
 while another writer commits;
 they run where writers do not queue on one lock (PostgreSQL, MySQL), as
 SQLite's ``BEGIN IMMEDIATE`` makes them do.

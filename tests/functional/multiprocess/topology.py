@@ -7,7 +7,7 @@ here, from configuration files only:
 * ``placement-stub-api`` on its own PostgreSQL database;
 * ``cyborg-lite-dbsync upgrade``, then the cyborg-lite API: gunicorn
   with two workers of cyborg-lite's worker class
-  (:mod:`cyborg_lite.api.gunicorn_worker`) on
+  (``cyborg_lite.api.gunicorn_worker``) on
   ``cyborg_lite.api.wsgi:application``, and the
   built-in server (``cyborg-lite-api``) beside it on the same services;
 * ``nova-shim-compute`` serving the hypervisors compute1..3 (it creates

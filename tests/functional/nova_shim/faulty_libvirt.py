@@ -3,8 +3,8 @@ destroy or undefine a domain, with a real ``libvirtError``.
 
 ``FaultyConnection(conn)`` wraps the driver's libvirt connection (the
 test driver's); its domains are the real ones, whose ``create``,
-``destroy`` and ``undefineFlags`` raise while :meth:`fail` says so.
-Install it with :func:`install`.
+``destroy`` and ``undefineFlags`` raise while ``fail`` says so.
+Install it with ``install``.
 """
 
 import libvirt
@@ -18,8 +18,8 @@ class FaultyConnection:
         self._failing = {}
 
     def fail(self, operation, reason):
-        """Each ``operation`` (of :data:`OPERATIONS`) raises ``reason``
-        until :meth:`heal`."""
+        """Each ``operation`` (of ``OPERATIONS``) raises ``reason``
+        until ``heal``."""
         assert operation in OPERATIONS, operation
         self._failing[operation] = reason
 

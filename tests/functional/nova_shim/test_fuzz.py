@@ -3,7 +3,7 @@ description it serves at ``/openapi.yaml``.
 
 The compute service runs on libvirt's ``test:///default`` with the
 placement stub and the cyborg-lite stack (test_lifecycle_chain's
-:class:`Chain`), with servers booted, some with an FPGA.
+``Chain``), with servers booted, some with an FPGA.
 ``tests/fixtures/fuzz.py`` runs schemathesis's examples, coverage and
 fuzzing phases on every operation of the description (``/`` and
 ``/openapi.yaml`` included), each case sent as an admin, as a service
@@ -11,7 +11,7 @@ fuzzing phases on every operation of the description (``/`` and
 member. Every answer is checked: never a 5xx, a documented status,
 content type, headers and body that match the description, and a 4xx
 for every request that breaks it. Cases are steered
-(:func:`tests.fixtures.fuzz.substitute`) towards the servers, flavors
+(``tests.fixtures.fuzz.substitute``) towards the servers, flavors
 and compute services that exist, and through the microversions.
 
 The quick variant runs always; the long one is marked ``slow`` and runs

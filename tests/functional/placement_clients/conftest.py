@@ -1,6 +1,6 @@
 """Each real client runs against placement_stub and, to show that the
 test asks only what Placement itself answers, against the real Placement
-(in-process, :mod:`tests.fixtures.real_placement`)."""
+(in-process, ``tests.fixtures.real_placement``)."""
 
 import pytest
 

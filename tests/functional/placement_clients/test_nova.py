@@ -2,7 +2,7 @@
 
 Nova comes from PyPI into its own virtualenv (``.venv-nova``, made by
 ``tools/run-tests.sh``; ``CYBORG_LITE_TEST_NOVA_PYTHON`` names another
-interpreter); :mod:`.nova_driver` runs there, unmodified Nova code doing
+interpreter); ``.nova_driver`` runs there, unmodified Nova code doing
 what nova-compute, nova-scheduler and nova-api do with Placement, and
 prints what it saw. Without that virtualenv the test is skipped.
 """

@@ -9,7 +9,7 @@ providers, inventories, traits, aggregates and allocations, written
 through the app's own HTTP API (the data is the same as upstream's; the
 code that makes it is ours).
 
-Gabbi builds its HTTP client, and so calls :func:`setup_app`, when the
+Gabbi builds its HTTP client, and so calls ``setup_app``, when the
 tests are collected, before any fixture has started; the app it gets
 forwards each request to the app of the fixture running at the time.
 """

@@ -5,7 +5,7 @@ package (``placement/tests/functional/gabbits``, pinned in
 test-requirements.txt), never copied here, and run in-process by gabbi's
 loader (``gabbi.driver.build_tests`` with ``intercept=`` and
 ``fixture_module=``) against placement_stub's WSGI app, with the
-fixtures of :mod:`.fixtures`. The tests placement_stub does not run are
+fixtures of ``.fixtures``. The tests placement_stub does not run are
 listed, each with its reason, in ``skips.yaml`` beside this file;
 gabbi's own ``skip`` marks them, so the tests after them still run.
 Each file is one pytest test, which fails naming every YAML test of the
@@ -93,7 +93,7 @@ def test_gabbi_file(suite):
 
 
 def pytest_generate_tests(metafunc):
-    """Parametrise :func:`test_gabbi_file` with one suite per YAML file.
+    """Parametrise ``test_gabbi_file`` with one suite per YAML file.
 
     (gabbi's pytest plugin, which makes each YAML test a pytest item,
     takes every parametrised item of the session whose id holds a colon

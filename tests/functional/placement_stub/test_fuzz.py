@@ -9,7 +9,7 @@ refuses everything but its project's usages). Every answer is checked:
 never a 5xx, a documented status, content type, headers and body that
 match the description, and a 4xx for every request that breaks it.
 
-Cases are steered (:func:`tests.fixtures.fuzz.substitute`) towards the
+Cases are steered (``tests.fixtures.fuzz.substitute``) towards the
 stored providers, classes, traits and consumer, and through every
 microversion from 1.0 to 1.39, so that they reach more than 404s.
 

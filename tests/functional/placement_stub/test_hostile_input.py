@@ -2,7 +2,7 @@
 format, never a 5xx, and leave every stored object as it was.
 
 Each class of case goes as real HTTP to the stub on a loopback port
-(:class:`~placement_stub.fixture.PlacementFixture`), on SQLite and on
+(``PlacementFixture``), on SQLite and on
 PostgreSQL: nesting, bytes that are not UTF-8, overlong forms and
 surrogates, non-ASCII request targets, NUL characters, media types,
 ``allocation_ratio``, over-long names and malformed consumer ids.

@@ -6,7 +6,7 @@ Each test records what it did with the ``results`` fixture (faults
 injected, requests sent, errors, data lost). When
 ``CYBORG_LITE_RELIABILITY_RESULTS`` names a file, the records, with each
 test's outcome and duration, are written there as JSON at the end of the
-session; :mod:`tests.functional.reliability.report` prints them as a
+session; ``tests.functional.reliability.report`` prints them as a
 table.
 """
 

@@ -2,8 +2,8 @@
 its own, with short timeouts, a slow FPGA program command, and a
 recording stand-in for Nova's external-events endpoint.
 
-:class:`ReliabilityTopology` extends
-:class:`tests.functional.multiprocess.topology.Topology` (same processes,
+``ReliabilityTopology`` extends
+``tests.functional.multiprocess.topology.Topology`` (same processes,
 same configuration files) with what fault injection needs: SIGKILL and
 restart of a conductor, restart of an agent with other devices, and
 invariant checks read straight from the cyborg-lite database.
@@ -44,8 +44,8 @@ EVENT_RETRIES = 3         # [nova] event_retries
 CONDUCTOR_FAULT_BOUND = 5.0
 BROKER_FAULT_BOUND = 10.0
 # Allowance on top of a bound for a loaded, shared 2-core machine: the
-# bounds are the requirements, the figures in doc/reliability.rst the
-# measurements.
+# bounds are the requirements, the figures in
+# doc/source/admin/reliability-report.rst the measurements.
 LOADED_MACHINE = 2.0
 PLAIN_DP = 'rel-plain'    # binds that end Bound in one transaction
 RACE_DEP = 'compute1_0000:0c:00.0'
@@ -54,7 +54,7 @@ RACE_DEP = 'compute1_0000:0c:00.0'
 class NovaRecorder:
     """``POST /v2.1/os-server-external-events`` that records every
     event it is sent. ``mode``: ``forward`` (to nova-shim, its answer
-    returned), ``error`` (503). :meth:`down` closes the port."""
+    returned), ``error`` (503). ``down`` closes the port."""
 
     def __init__(self) -> None:
         self.port = processes.free_port()
@@ -385,7 +385,7 @@ def wait_for(predicate, timeout: float, interval: float = 0.2):
 
 class _ClientThreads:
     """Client threads (``self._threads``) that run from ``with`` until
-    ``self._stop`` is set at its end, given :attr:`join_timeout` seconds
+    ``self._stop`` is set at its end, given ``join_timeout`` seconds
     to finish their last request."""
 
     join_timeout = 60
@@ -403,7 +403,7 @@ class _ClientThreads:
 
 class Load(_ClientThreads):
     """Threads that create and list ARQs through both API servers until
-    stopped; every call goes through a :class:`Calls`."""
+    stopped; every call goes through a ``Calls``."""
 
     def __init__(self, topology, calls: Calls, threads: int = 4,
                  profile: str = PLAIN_DP) -> None:
@@ -464,11 +464,11 @@ class Lifecycles(_ClientThreads):
     """Threads that run Nova's ARQ lifecycle over and over through both
     API servers, in a project of their own: create an ARQ, bind it with
     a service token, ask for it resolved, delete the instance's ARQs.
-    Every call goes through a :class:`Calls`.
+    Every call goes through a ``Calls``.
 
     A lifecycle that gets an error cleans up after itself (deletes its
     instance's ARQs, then its ARQs by UUID, until the API answers), so
-    that after :meth:`check` every ARQ of the project is accounted for.
+    that after ``check`` every ARQ of the project is accounted for.
     """
 
     join_timeout = 180

@@ -3,7 +3,8 @@
 ::
 
     python -m tests.functional.reliability.report            # all tests
-    python -m tests.functional.reliability.report --rst doc/reliability.rst
+    python -m tests.functional.reliability.report \
+        --rst doc/source/admin/reliability-report.rst
     python -m tests.functional.reliability.report -- -k outage
 
 It runs pytest on ``tests/functional/reliability`` (the soak included)
@@ -12,8 +13,8 @@ hook writes what each test did, then prints one row per test: the fault
 injected, requests sent, errors (answers that were neither expected nor a
 clean 503 within the time limit), data lost (ARQs missing or stuck,
 handles leaked, events missing) and the outcome. ``--rst`` also writes
-the table into that file (``doc/reliability.rst``). The tests start a
-RabbitMQ and a PostgreSQL of their own, on their own ports.
+the table into that file (``doc/source/admin/reliability-report.rst``).
+The tests start a RabbitMQ and a PostgreSQL of their own, on their own ports.
 """
 
 import argparse
@@ -97,7 +98,7 @@ def rst(table, records, elapsed):
         '``tests/functional/reliability``. Regenerate this page with::',
         '',
         '    python -m tests.functional.reliability.report --rst '
-        'doc/reliability.rst',
+        'doc/source/admin/reliability-report.rst',
         '',
         '*Max wait* is the longest any HTTP call of the test waited for '
         'its answer.',
@@ -243,7 +244,7 @@ KEPT_HEADING = 'Hostile callers and hosts'
 
 
 def _kept_part(path):
-    """The hand-written end of ``path``, from :data:`KEPT_HEADING`."""
+    """The hand-written end of ``path``, from ``KEPT_HEADING``."""
     try:
         with open(path) as f:
             text = f.read()

@@ -125,7 +125,7 @@ class Servers:
 
     def stop_pg(self) -> None:
         """Fast shutdown (SIGINT): every session is cut at once, and
-        what was committed is kept for :meth:`start_pg`. (An immediate
+        what was committed is kept for ``start_pg``. (An immediate
         shutdown would lose the last commits, because the test server
         runs with ``synchronous_commit=off``.)"""
         pid = _read_pid(os.path.join(self._pg_data, 'postmaster.pid'))

@@ -14,7 +14,7 @@ cyborg-lite serves.
 
 Each upstream test is one case here. The few where cyborg-lite answers a
 4xx on purpose where upstream answers 500 are expected to fail, each with
-its reason (:data:`DELIBERATE`).
+its reason (``DELIBERATE``).
 """
 
 import json

@@ -1,7 +1,7 @@
 """Discovery on a hostile or changing host.
 
 Every test builds a host with a spare card of each driver
-(:func:`tests.fixtures.sysfs_tree.spares_host`), breaks one function the
+(``tests.fixtures.sysfs_tree.spares_host``), breaks one function the
 way a real host can break it (a half-bound driver, a firmware that
 writes odd bytes, a card unplugged during the scan, a link that leads
 out of ``/sys``) and checks that discovery skips that function with one

@@ -1,5 +1,5 @@
 """The root controller routes every path and method that the request
-guard lets through (:data:`cyborg_lite.api.guard.ROUTES`) to an exposed
+guard lets through (``cyborg_lite.api.guard.ROUTES``) to an exposed
 handler of the right collection."""
 
 import types

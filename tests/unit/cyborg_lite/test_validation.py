@@ -1,6 +1,6 @@
 """The compiled check and jsonschema agree on every request body.
 
-:func:`cyborg_lite.api.validation.validate` lets the check compiled by
+``cyborg_lite.api.validation.validate`` lets the check compiled by
 fastjsonschema accept a body on its own, and asks jsonschema only about
 the bodies it refuses. Hypothesis generates bodies for every schema the
 API validates with (valid ones changed here and there, and arbitrary

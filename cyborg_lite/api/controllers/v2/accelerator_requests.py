@@ -1,9 +1,9 @@
 """/v2/accelerator_requests: create, list, show, bind, unbind, delete.
 
 Bind, unbind, ``DELETE ?instance=`` and deleting a bound ARQ need a
-service token (doc/architecture.rst, "Authentication and policy"); that
-is checked here and in the conductor, not by policy, so no policy file
-can open it up.
+service token (the guide's architecture page, "Authentication and
+policy"); that is checked here and in the conductor, not by policy, so
+no policy file can open it up.
 """
 
 import pecan

@@ -10,7 +10,7 @@ from cyborg_lite.api import views
 class Controller:
     """A collection's handlers: ``get_all``, ``get_one``, ``post``,
     ``patch``, ``delete`` and actions, each exposed to Pecan. The root
-    controller's route table (:mod:`cyborg_lite.api.controllers.root`)
+    controller's route table (``cyborg_lite.api.controllers.root``)
     picks the handler; nothing here is routed by attribute, so a path
     segment is never taken for an attribute of a controller.
     """
@@ -76,7 +76,7 @@ def path_id(path):
     Handlers whose id is optional take their path as ``*path``: Pecan
     fills a named argument that the path leaves out from the query
     string or the JSON body's keys, where it may be a list, a number or
-    an object. :class:`~cyborg_lite.api.guard.RequestGuard` has checked
+    an object. ``RequestGuard`` has checked
     the path's shape against its route.
     """
     return path[0] if path else None
