@@ -1,9 +1,9 @@
-"""README.rst's "Production mode", run as written.
+"""The install guide's production mode, run as written.
 
 The commands and configuration files are read from the literal blocks
-(and, for nova_shim, the inline literals) of that section of README.rst,
-so that a change there that breaks a deployment fails here. Every
-service runs as README configures it, in keystone mode, against the real
+of ``doc/source/install/production.rst``, so that a change there that
+breaks a deployment fails here. Every
+service runs as the guide configures it, in keystone mode, against the real
 Keystone of the tests (its service users ``placement``, ``cyborg`` and
 ``nova`` have the ``service`` role). What a loopback test must change is
 changed explicitly, by the tables below: host names and ports (loopback,
@@ -48,9 +48,9 @@ from tests.functional.multiprocess import conftest
 
 REPO = os.path.dirname(os.path.dirname(os.path.dirname(os.path.dirname(
     os.path.abspath(__file__)))))
-README = os.path.join(REPO, 'README.rst')
+PAGE = os.path.join(REPO, 'doc', 'source', 'install', 'production.rst')
 SECTION = 'Production mode'
-# The agent's fixture host: a T4 whose vGPU type the README's agent.conf
+# The agent's fixture host: a T4 whose vGPU type the guide's agent.conf
 # enables.
 AGENT_TREE = 't4_vgpu'
 DEVICE_PROFILE = 'readme-vgpu'
@@ -59,7 +59,7 @@ STOP_WITHIN = 6.0
 USER = 'alice'
 
 
-# -- reading README.rst ------------------------------------------------
+# -- reading the install guide -----------------------------------------
 
 
 def production_section(text: str) -> str:
@@ -71,7 +71,7 @@ def production_section(text: str) -> str:
             start = i + 2
             break
     else:
-        raise AssertionError('README.rst has no %r section' % SECTION)
+        raise AssertionError('%s has no %r section' % (PAGE, SECTION))
     for j in range(start, len(lines) - 1):
         if lines[j] and lines[j + 1] and set(lines[j + 1]) == {'='} and \
                 len(lines[j + 1]) >= len(lines[j]):
@@ -178,7 +178,7 @@ def ini_values(block: str) -> dict[tuple[str, str], str]:
 
 def edit_ini(block: str, changes: dict[tuple[str, str], object]) -> str:
     """``block`` with each ``(section, option)`` of ``changes`` set (the
-    README's line replaced, or one added), or removed where the value
+    the guide's line replaced, or one added), or removed where the value
     is None."""
     pending = dict(changes)
     out = []
@@ -221,10 +221,11 @@ def _ini_value(value) -> str:
     return str(value)
 
 
-def test_readme_config_blocks_are_read_as_written():
+def test_the_config_blocks_are_read_as_written():
     """oslo.config takes the rest of an option's line as its value; a
-    README block with a trailing comment would hand it to the service."""
-    with open(README) as f:
+    block of the guide with a trailing comment would hand it to the
+    service."""
+    with open(PAGE) as f:
         section = production_section(f.read())
     blocks = ini_blocks(section)
     assert len(blocks) >= 3
@@ -244,7 +245,8 @@ def test_readme_config_blocks_are_read_as_written():
 
 
 class ReadmeDeployment:
-    """The services of README.rst's production mode, one process each,
+    """The services of the install guide's production mode, one process
+    each,
     started by its commands."""
 
     def __init__(self, tmp: str, rabbit_url: str, keystone) -> None:
@@ -254,7 +256,7 @@ class ReadmeDeployment:
         self.group = processes.ProcessGroup(tmp)
         self.stack = contextlib.ExitStack()
         self.suffix = uuid.uuid4().hex[:8]
-        with open(README) as f:
+        with open(PAGE) as f:
             self.steps = steps(production_section(f.read()))
         self.used: set[str] = set()
         self.conductors: list[processes.ServiceProcess] = []
@@ -262,7 +264,7 @@ class ReadmeDeployment:
     # -- the explicit substitutions --------------------------------
 
     def _replacements(self) -> dict[str, str]:
-        """README placeholder -> what this loopback run uses."""
+        """The guide's placeholder -> what this loopback run uses."""
         etc = os.path.join(self.tmp, 'etc')
         return {
             # Addresses: everything on loopback, on free ports.
@@ -289,7 +291,7 @@ class ReadmeDeployment:
 
     def credentials(self, block: str) -> dict[tuple[str, str], str]:
         """The password of each section's service user in this Keystone
-        (README's ``PASS``), as :func:`edit_ini` changes."""
+        (the guide's ``PASS``), as ``edit_ini`` changes."""
         values = ini_values(block)
         return {(section, 'password'): identities.PASSWORD % user
                 for (section, option), user in values.items()
@@ -308,7 +310,7 @@ class ReadmeDeployment:
         return text
 
     def argv(self, command) -> tuple[dict[str, str], list[str]]:
-        """A README command with the substitutions; the program from
+        """A command of the guide with the substitutions; the program from
         this environment's bin directory."""
         env, argv = command
         argv = shlex.split(self.sub(shlex.join(argv)))
@@ -352,8 +354,8 @@ class ReadmeDeployment:
         unused = set(self._replacements()) - self.used - {
             # placement-stub-api's; the test runs gunicorn.
             '--port 8778', '--host 0.0.0.0'}
-        assert not unused, ('README.rst no longer has these; update the '
-                            'substitutions: %s' % sorted(unused))
+        assert not unused, ('The install guide no longer has these; update '
+                            'the substitutions: %s' % sorted(unused))
 
     def _placement(self, text: str) -> None:
         [conf_block] = ini_blocks(text)
@@ -677,10 +679,10 @@ def test_arq_lifecycle_as_nova_drives_it(deployment):
 
 
 def test_every_process_stops_on_sigterm(deployment):
-    """README: "Stop every service with SIGTERM; each finishes what it is
+    """The guide: "Stop every service with SIGTERM; each finishes what it is
     doing and exits"."""
     took = deployment.stop_with_sigterm(STOP_WITHIN)
-    # The one log file that README's cyborg-lite.conf names, shared by
+    # The one log file that the guide's cyborg-lite.conf names, shared by
     # the API workers, the conductors and the agent.
     with open(deployment.log_file) as f:
         logged = f.read()
