@@ -48,6 +48,8 @@ import urllib.parse
 
 from webob import acceptparse
 
+from lite_common import request_text
+
 from cyborg_lite.api import errors
 
 # Stands for one path segment that names an object (its uuid or name).
@@ -105,29 +107,12 @@ def route(path):
     return ROUTES.get(tuple(segments))
 
 
-def _text(raw, where):
-    """``raw`` (a WSGI string: bytes as latin-1) as UTF-8 text; a message
-    for the 400 where it is not UTF-8 or holds a NUL."""
-    try:
-        text = raw.encode('latin-1').decode('utf-8')
-    except UnicodeError:
-        return None, 'The %s is not valid UTF-8.' % where
-    if '\x00' in text:
-        return None, 'The %s holds a NUL character (%%00).' % where
-    return text, None
-
-
-def _query_error(query):
-    """Why the query string is refused, or None. It is decoded as WebOb
-    decodes it: bytes (latin-1 in the environ), ``+`` for a space, then
-    percent escapes, then UTF-8."""
-    try:
-        text = urllib.parse.unquote_to_bytes(
-            query.encode('latin-1').replace(b'+', b' ')).decode('utf-8')
-    except UnicodeError:
-        return 'The query string is not valid UTF-8.'
-    if '\x00' in text:
-        return 'The query string holds a NUL character (%00).'
+def query_error(query):
+    """Why the query string is refused, or None: text that is not UTF-8
+    or holds a NUL (``lite_common.request_text``), or ``_method``."""
+    text, error = request_text.query_text(query)
+    if error is not None:
+        return error
     if '_method' in text and any(
             urllib.parse.unquote(pair.partition('=')[0]) == '_method'
             for pair in _QUERY_SEPARATORS.split(query)):
@@ -189,12 +174,12 @@ class RequestGuard:
 
     def _check(self, environ):
         """(status, message, headers) of the refusal, or Nones."""
-        path, error = _text(environ.get('PATH_INFO', ''), 'path')
+        path, error = request_text.path_text(environ.get('PATH_INFO', ''))
         if error is not None:
             return 400, error, ()
         query = environ.get('QUERY_STRING')
         if query:
-            error = _query_error(query)
+            error = query_error(query)
             if error is not None:
                 return 400, error, ()
         methods = route(path)

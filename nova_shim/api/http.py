@@ -17,10 +17,10 @@ built once by the API (``nova_shim.api.auth``) and read here.
 """
 
 import json
-import urllib.parse
 
 import webob
 
+from lite_common import request_text
 from lite_common import storable_text
 
 from nova_shim.context import RequestContext
@@ -50,33 +50,13 @@ def json_response(body: object, status: int = 200) -> webob.Response:
     return resp
 
 
-def _decoded(raw: str, unquote: bool) -> str | None:
-    """A WSGI string (bytes as latin-1) as UTF-8 text, percent escapes
-    and ``+`` decoded first where ``unquote``; None if it is not UTF-8."""
-    try:
-        data = raw.encode('latin-1')
-        if unquote:
-            data = urllib.parse.unquote_to_bytes(data.replace(b'+', b' '))
-        return data.decode('utf-8')
-    except UnicodeError:
-        return None
-
-
 def request_error(environ: dict) -> webob.Response | None:
     """The 400 for a path or query string that is not UTF-8 or holds a
-    NUL (WebOb would raise decoding it; PostgreSQL refuses a NUL), or
-    None."""
-    for where, raw, unquote in (
-            ('path', environ.get('PATH_INFO', ''), False),
-            ('query string', environ.get('QUERY_STRING', ''), True)):
-        text = _decoded(raw, unquote)
-        if text is None:
-            return error_response(400, 'badRequest',
-                                  'The %s is not valid UTF-8.' % where)
-        if '\x00' in text:
-            return error_response(400, 'badRequest', 'The %s holds a NUL '
-                                  'character (%%00).' % where)
-    return None
+    NUL (``lite_common.request_text``), or None."""
+    error = request_text.request_text_error(environ)
+    if error is None:
+        return None
+    return error_response(400, 'badRequest', error)
 
 
 def content_type_error(req: webob.Request) -> webob.Response | None:
