@@ -1,6 +1,14 @@
-"""The request context: who is calling, as plain data.
+"""The request context: who is calling.
 
-It travels from the API to the conductor as a dict (``to_dict``), so the
+It is oslo.context's ``RequestContext``, as in every OpenStack service,
+so that the request id, user and project reach oslo.log's context
+format (``%(request_id)s [%(user_identity)s]``) and oslo.policy reads
+its credentials with ``to_policy_values``. Creating one makes it the
+thread's current context, which is how a log line written anywhere
+during a request or an RPC call names them.
+
+It travels from the API to the conductor as a small dict
+(``to_rpc_dict``, the wire format of every RPC API version), so the
 conductor can scope ARQs to the caller's project and tell admins and
 services apart.
 
@@ -14,9 +22,7 @@ a policy file says.
 
 from __future__ import annotations
 
-import dataclasses
-import uuid
-
+from oslo_context import context as oslo_context
 import oslo_messaging
 
 from cyborg_lite import exception
@@ -46,51 +52,78 @@ def with_implied_roles(roles: list[str]) -> list[str]:
     return expanded
 
 
-@dataclasses.dataclass
-class RequestContext:
-    project_id: str | None = None
-    user_id: str | None = None
-    roles: list[str] = dataclasses.field(default_factory=list)
-    service_roles: list[str] = dataclasses.field(default_factory=list)
-    request_id: str = dataclasses.field(
-        default_factory=lambda: 'req-' + str(uuid.uuid4()))
-    is_admin: bool = False
-    # True when a service token with an accepted role came with the
-    # request (set by the API from [api] service_token_roles).
-    is_service: bool = False
-    # The other token scopes: 'all' for a system-scoped token; the
-    # domain's id for a domain-scoped one.
-    system_scope: str | None = None
-    domain_id: str | None = None
+# The keys of the RPC dict. A conductor ignores a key it does not know
+# (``global_request_id`` is newer than RPC API 1.0).
+RPC_FIELDS = ('project_id', 'user_id', 'roles', 'service_roles',
+              'request_id', 'global_request_id', 'is_admin', 'is_service',
+              'system_scope', 'domain_id')
 
-    def __post_init__(self):
-        self.is_admin = self.is_admin or any(
-            role.lower() == 'admin' for role in self.roles)
 
-    def to_dict(self) -> dict:
-        # Built by hand: dataclasses.asdict deep-copies field by field,
-        # and this runs on every RPC call.
+class RequestContext(oslo_context.RequestContext):
+    """Who is calling, and from which request.
+
+    ``is_admin`` is, unless given, whether ``roles`` hold ``admin``.
+    ``is_service`` is True when a service token with an accepted role
+    came with the request (the API sets it from ``[api]
+    service_token_roles``).
+    """
+
+    def __init__(self, project_id: str | None = None,
+                 user_id: str | None = None,
+                 roles: list[str] | None = None,
+                 service_roles: list[str] | None = None,
+                 request_id: str | None = None, is_admin: bool = False,
+                 is_service: bool = False, system_scope: str | None = None,
+                 domain_id: str | None = None,
+                 global_request_id: str | None = None,
+                 overwrite: bool = True) -> None:
+        roles = list(roles or [])
+        super().__init__(
+            project_id=project_id, user_id=user_id, roles=roles,
+            service_roles=list(service_roles or []),
+            request_id=request_id, global_request_id=global_request_id,
+            is_admin=is_admin or any(r.lower() == 'admin' for r in roles),
+            system_scope=system_scope, domain_id=domain_id,
+            overwrite=overwrite)
+        self.is_service = is_service
+
+    def to_rpc_dict(self) -> dict:
+        """What the RPC calls carry. Built by hand: it runs on every
+        call, and oslo.context's ``to_dict`` holds twice the keys."""
         return {'project_id': self.project_id, 'user_id': self.user_id,
                 'roles': list(self.roles),
                 'service_roles': list(self.service_roles),
-                'request_id': self.request_id, 'is_admin': self.is_admin,
-                'is_service': self.is_service,
+                'request_id': self.request_id,
+                'global_request_id': self.global_request_id,
+                'is_admin': self.is_admin, 'is_service': self.is_service,
                 'system_scope': self.system_scope,
                 'domain_id': self.domain_id}
 
     @classmethod
-    def from_dict(cls, data: dict) -> RequestContext:
+    def from_rpc_dict(cls, data: dict | None) -> RequestContext:
+        """The context ``to_rpc_dict`` sent; unknown keys are ignored,
+        so that a newer API's calls reach an older conductor."""
         return cls(**{k: v for k, v in (data or {}).items()
-                      if k in _FIELDS})
+                      if k in _RPC_FIELD_SET})
 
-    def to_policy_values(self) -> dict:
-        """The credentials oslo.policy checks, with the token's scope
-        (``system_scope``, ``domain_id``) for its scope_types check."""
-        return {'project_id': self.project_id, 'user_id': self.user_id,
-                'roles': list(self.roles), 'is_admin': self.is_admin,
-                'service_roles': list(self.service_roles),
-                'system_scope': self.system_scope,
-                'domain_id': self.domain_id}
+    def __eq__(self, other: object) -> bool:
+        if not isinstance(other, RequestContext):
+            return NotImplemented
+        return self.to_rpc_dict() == other.to_rpc_dict()
+
+    __hash__ = None
+
+    def __repr__(self) -> str:
+        return 'RequestContext(%s)' % ', '.join(
+            '%s=%r' % item for item in self.to_rpc_dict().items())
+
+    def to_policy_values(self):
+        """oslo.context's credentials for oslo.policy (the token's
+        scope included, for its ``scope_types`` check), and
+        ``is_admin``, which cyborg-lite's rules may name."""
+        values = super().to_policy_values()
+        values['is_admin'] = self.is_admin
+        return values
 
     @property
     def project_scoped(self) -> bool:
@@ -122,13 +155,15 @@ class RequestContext:
 
     @classmethod
     def admin(cls) -> RequestContext:
-        """A context for the services' own work (sweeps, reports)."""
+        """A context for the services' own work (sweeps, reports). It
+        does not replace the thread's current context, whose request
+        the log lines keep naming."""
         return cls(project_id=None, roles=['admin'],
                    service_roles=['service'], is_service=True,
-                   system_scope='all')
+                   system_scope='all', overwrite=False)
 
 
-_FIELDS = frozenset(f.name for f in dataclasses.fields(RequestContext))
+_RPC_FIELD_SET = frozenset(RPC_FIELDS)
 
 
 class ContextSerializer(oslo_messaging.NoOpSerializer):
@@ -136,8 +171,8 @@ class ContextSerializer(oslo_messaging.NoOpSerializer):
 
     def serialize_context(self, context):
         if isinstance(context, RequestContext):
-            return context.to_dict()
+            return context.to_rpc_dict()
         return context
 
     def deserialize_context(self, context):
-        return RequestContext.from_dict(context)
+        return RequestContext.from_rpc_dict(context)

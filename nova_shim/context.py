@@ -9,7 +9,7 @@ which asks the API's policy enforcer (as Nova's ``context.can``).
 """
 
 import copy
-from typing import Any
+from typing import Any, Callable
 
 from oslo_context import context as oslo_context
 from oslo_policy import policy
@@ -75,6 +75,21 @@ class RequestContext(oslo_context.RequestContext):
 
 
 def get_admin_context(project_id: str | None = None) -> RequestContext:
-    """A context for work the service does on its own behalf."""
+    """A context for work the service does on its own behalf. It does
+    not replace the thread's current context, whose request the log
+    lines keep naming."""
     return RequestContext(user_id=None, project_id=project_id,
-                          roles=['admin'], is_admin=True)
+                          roles=['admin'], is_admin=True, overwrite=False)
+
+
+def in_current_context(target: Callable[..., Any]) -> Callable[..., Any]:
+    """``target``, run with the calling thread's current context (the
+    request's, which oslo.log's lines name) as its own: for the work a
+    request hands to another thread."""
+    current = oslo_context.get_current()
+
+    def run(*args: Any, **kwargs: Any) -> Any:
+        if current is not None:
+            current.update_store()
+        return target(*args, **kwargs)
+    return run

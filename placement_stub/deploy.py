@@ -3,7 +3,9 @@
 From the outside in:
 
 1. ``RequestId`` gives every request an ``openstack.request_id`` (used in
-   error bodies) and the ``x-openstack-request-id`` response header.
+   error bodies) and the ``x-openstack-request-id`` response header;
+   ``RequestLog`` (``placement_stub.requestlog``) logs each request at
+   INFO, as Placement does.
 2. ``FaultWrapper`` turns any unexpected exception into a JSON 500, so no
    error ever leaves as an HTML page or a broken connection.
 3. ``CORS`` (oslo.middleware), when ``[cors] allowed_origin`` is set.
@@ -46,6 +48,7 @@ from placement_stub import guard
 from placement_stub import handler
 from placement_stub import microversion as mv
 from placement_stub import policies
+from placement_stub import requestlog
 
 LOG = logging.getLogger(__name__)
 
@@ -188,7 +191,11 @@ class ContextMiddleware:
             # project-scoped rules.
             domain_id=(req.headers.get('X-Domain-Id') or None
                        if authenticated else None),
-            request_id=req.environ.get('openstack.request_id'))
+            request_id=req.environ.get('openstack.request_id'),
+            # The caller's (Nova's, cyborg-lite's) valid
+            # X-OpenStack-Request-ID, which oslo.log's lines name too.
+            global_request_id=req.environ.get(
+                'openstack.global_request_id'))
 
     def _version(self, req):
         try:
@@ -257,4 +264,4 @@ def deploy(conf, facade=None):
     if conf.cors.allowed_origin:
         app = cors.CORS(app, conf)
     app = FaultWrapper(app)
-    return request_id.RequestId(app)
+    return request_id.RequestId(requestlog.RequestLog(app))

@@ -59,17 +59,17 @@ def context_from_environ(environ, conf, defaults=False):
         if not (system_scope or domain_id):
             project = project or conf.api.noauth_default_project
     service_roles = _split(environ.get('HTTP_X_SERVICE_ROLES'))
-    ctx = context.RequestContext(
+    return context.RequestContext(
         project_id=project, user_id=environ.get('HTTP_X_USER_ID'),
         roles=context.with_implied_roles(roles),
         service_roles=service_roles, system_scope=system_scope,
-        domain_id=domain_id)
-    ctx.is_service = bool(set(service_roles) &
-                          set(conf.api.service_token_roles))
-    request_id = environ.get('openstack.request_id')
-    if request_id:
-        ctx.request_id = request_id
-    return ctx
+        domain_id=domain_id,
+        is_service=bool(set(service_roles) &
+                        set(conf.api.service_token_roles)),
+        # oslo.middleware's RequestId: this request's id, and the
+        # caller's (Nova's) when it sent a valid X-OpenStack-Request-ID.
+        request_id=environ.get('openstack.request_id'),
+        global_request_id=environ.get('openstack.global_request_id'))
 
 
 class ContextMiddleware:

@@ -10,7 +10,9 @@ oslo.middleware's names and its limiting reader:
 * ``RequestId`` gives every request ``openstack.request_id`` (a new
   ``req-<uuid>``) and answers it in ``x-openstack-request-id``; a valid
   inbound ``X-OpenStack-Request-ID`` becomes
-  ``openstack.global_request_id``, as oslo.middleware does;
+  ``openstack.global_request_id``, as oslo.middleware does; a context
+  with these ids becomes the thread's current one, for the log lines
+  written before the caller's context replaces it;
 * ``BodySizeLimit`` answers 413 to a ``Content-Length`` over the
   limit, and stops a body of no stated length (chunked) once it passes
   the limit.
@@ -36,10 +38,16 @@ class RequestId:
 
     def __call__(self, environ, start_response):
         inbound = environ.get('HTTP_X_OPENSTACK_REQUEST_ID', '')
+        global_id = None
         if inbound and _GLOBAL_ID.match(inbound):
-            environ[request_id.GLOBAL_REQ_ID] = inbound
+            global_id = environ[request_id.GLOBAL_REQ_ID] = inbound
         req_id = environ[request_id.ENV_REQUEST_ID] = \
             context.generate_request_id()
+        # The thread's current context (which oslo.log's lines name)
+        # holds this request's ids from now on, even where the request
+        # is refused before the caller's context is built.
+        context.RequestContext(request_id=req_id,
+                               global_request_id=global_id)
 
         def start_with_id(status, headers, exc_info=None):
             if not any(name.lower() == _HEADER for name, _ in headers):

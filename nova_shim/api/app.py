@@ -10,6 +10,12 @@ and take ``(request, manager, **url_args)``. Paths may carry Nova's
 ``/healthcheck`` (oslo.middleware's health check, outside the API
 routes and without identity) answers 200 while the service runs.
 
+Every answer carries the request's id (oslo.middleware's ``RequestId``,
+outermost, as in Nova's pipeline) in ``X-OpenStack-Request-ID`` and in
+Nova's ``X-Compute-Request-Id``; the context, and so every log line of
+the request, names it, and the caller's valid ``X-OpenStack-Request-ID``
+as the global request id.
+
 Authentication wraps this app (``nova_shim.api.auth``, composed by
 ``build_app``); the app builds each request's context from the
 identity it set, and the handlers ask the policy (Nova's rule names,
@@ -27,6 +33,7 @@ import re
 from typing import Callable
 
 from oslo_middleware import healthcheck
+from oslo_middleware import request_id
 import webob
 import webob.dec
 
@@ -108,10 +115,16 @@ ERRORS: list[tuple[type, int, str]] = [
 ]
 
 
+class RequestId(request_id.RequestId):
+    """oslo.middleware's request id, also in Nova's own header."""
+
+    compat_headers = ['x-compute-request-id']
+
+
 def build_app(manager: ComputeManager, conf) -> Callable:
     """The compute API with the authentication of ``conf`` around it;
     AuthConfigError when that cannot work."""
-    return auth.wrap(ComputeAPI(manager, conf), conf)
+    return RequestId(auth.wrap(ComputeAPI(manager, conf), conf))
 
 
 class ComputeAPI:

@@ -39,6 +39,7 @@ from nova_shim.compute import accelerators
 from nova_shim.compute.deps import ComputeDeps
 from nova_shim.compute import services
 from nova_shim.compute import states
+from nova_shim.context import in_current_context
 from nova_shim.context import RequestContext
 from nova_shim import exception
 from nova_shim.objects import Instance
@@ -253,7 +254,7 @@ def build_instances(deps: ComputeDeps, ctx: RequestContext,
                      'its %d instances', uuid, failure, len(plans),
                      len(instance_uuids))
             deps.db.delete(uuid)
-    threads = [threading.Thread(target=_build_one,
+    threads = [threading.Thread(target=in_current_context(_build_one),
                                 args=(deps, ctx, uuid, plan),
                                 name='build-%s' % uuid, daemon=True)
                for uuid, plan in plans.items()]

@@ -23,6 +23,7 @@ from nova_shim.compute import power
 from nova_shim.compute import shelve
 from nova_shim.compute import snapshot
 from nova_shim.compute import states
+from nova_shim.context import in_current_context
 from nova_shim.context import RequestContext
 from nova_shim import exception
 from nova_shim.objects import Flavor
@@ -44,8 +45,11 @@ class ComputeManager:
         self._threads: list[threading.Thread] = []
 
     def _background(self, name: str, target, *args) -> None:
-        thread = threading.Thread(target=target, args=args, daemon=True,
-                                  name=name)
+        """Run ``target(*args)`` in a thread whose log lines name the
+        request that started it, as the request's own do."""
+        thread = threading.Thread(
+            target=in_current_context(target), args=args, daemon=True,
+            name=name)
         self._threads = [t for t in self._threads if t.is_alive()]
         self._threads.append(thread)
         thread.start()

@@ -27,6 +27,7 @@ admin and member of the ``default`` domain. http_basic has no such
 identities: its users always act in a project.
 """
 
+import base64
 import uuid
 
 import bcrypt
@@ -71,6 +72,12 @@ def register_and_set(conf, group, plugin, values):
     for name, value in values.items():
         conf.set_override(name, value, group=group)
 
+
+
+def basic_authorization(user: str, password: str) -> str:
+    """An HTTP basic ``Authorization`` value (RFC 7617, UTF-8)."""
+    pair = ('%s:%s' % (user, password)).encode('utf-8')
+    return 'Basic ' + base64.b64encode(pair).decode('ascii')
 
 class NoAuth:
     name = 'noauth'
@@ -139,14 +146,12 @@ class HttpBasic(NoAuth):
             pytest.skip('http_basic users always act in a project')
         # One credential per request: a service acts as its own user.
         user = 'nova' if service else user
-        return {'Authorization': requests.auth._basic_auth_str(
-            user, PASSWORD % user),
+        return {'Authorization': basic_authorization(user, PASSWORD % user),
             # Ignored: identity comes from the identity file only.
             'X-Roles': 'admin', 'X-Service-Roles': 'service'}
 
     def bad_headers(self):
-        return {'Authorization': requests.auth._basic_auth_str(
-            'alice', 'wrong')}
+        return {'Authorization': basic_authorization('alice', 'wrong')}
 
     def nova_shim_conf(self, user, service):
         user = 'nova' if service else user

@@ -47,7 +47,7 @@ def _member(project):
 
 
 def _call(ctx, method, **kwargs):
-    return {'method': method, 'context': ctx.to_dict(), 'kwargs': kwargs}
+    return {'method': method, 'context': ctx.to_rpc_dict(), 'kwargs': kwargs}
 
 
 def test_each_batched_call_runs_in_its_own_context(stack):

@@ -40,7 +40,7 @@ class _Arqs:
 
 def _call(method, **kwargs):
     ctx = context.RequestContext(project_id='p', roles=['member'])
-    return {'method': method, 'context': ctx.to_dict(), 'kwargs': kwargs}
+    return {'method': method, 'context': ctx.to_rpc_dict(), 'kwargs': kwargs}
 
 
 def test_database_calls_run_here_and_agent_calls_side_by_side():
