@@ -5,10 +5,16 @@ import warnings
 
 import pytest
 
+from cyborg_lite import privsep
 from tests.fixtures import databases
 from tests.functional.auth import keystone_server
 
 warnings.filterwarnings('ignore', module='oslo_service')
+# Agents that run in the tests' own process write into fixture trees
+# that the tests own: their privileged functions run in process, as
+# Nova's tests run its privsep functions. Agents started as processes
+# use daemons, and tests/unit/privsep runs the functions through them.
+privsep.run_in_process()
 for _name in ('kombu', 'oslo.messaging._drivers.impl_rabbit'):
     logging.getLogger(_name).setLevel(logging.ERROR)
 

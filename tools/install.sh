@@ -6,7 +6,8 @@ set -euo pipefail
 cd "$(dirname "$0")/.."
 
 need=()
-for pkg in git gcc pkg-config python3-dev python3-venv libvirt-dev libvirt0; do
+for pkg in git gcc pkg-config python3-dev python3-venv libvirt-dev libvirt0 \
+           sudo; do
     dpkg-query -W -f='${Status}' "$pkg" 2>/dev/null \
         | grep -q "install ok installed" || need+=("$pkg")
 done

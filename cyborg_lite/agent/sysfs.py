@@ -17,9 +17,11 @@ warning, so that one broken device never hides the others.
 
 The two privileged writes, ``Sysfs.create_mdev`` and
 ``Sysfs.remove_mdev``, only write the value the kernel expects into
-the control file. They do not pretend to be the kernel: on a fixture tree
-nothing creates ``devices/<uuid>`` or changes ``available_instances``, and
-tests that need those effects apply them with the helpers in
+the control file, as root through ``cyborg_lite.privsep.sysfs``: the
+agent itself runs unprivileged. They do not pretend to be the kernel:
+on a fixture tree nothing creates ``devices/<uuid>`` or changes
+``available_instances``, and tests that need those effects apply them
+with the helpers in
 ``tests/fixtures/sysfs_tree.py``.
 """
 
@@ -34,11 +36,14 @@ import re
 import stat
 import threading
 
+from cyborg_lite.agent import names as agent_names
+from cyborg_lite import privsep
+from cyborg_lite.privsep import sysfs as privsep_sysfs
+
 LOG = logging.getLogger(__name__)
 
 PCI_DEVICES = 'bus/pci/devices'
 MDEV_DEVICES = 'bus/mdev/devices'
-MDEV_TYPES = 'mdev_supported_types'
 # Legacy intel-fpga (OPAE out-of-tree) driver layout, as on a PAC card.
 FME_INTERFACE_GLOB = 'fpga/intel-fpga-dev.*/intel-fpga-fme.*/pr/interface_id'
 PORT_AFU_GLOB = 'fpga/intel-fpga-dev.*/intel-fpga-port.*/afu_id'
@@ -55,11 +60,6 @@ MAX_NAME_CHARS = 64
 # FPGA region and function ids of one card.
 MAX_FPGA_IDS = 64
 
-PCI_ADDRESS_RE = re.compile(
-    r'^[0-9a-f]{4}:[0-9a-f]{2}:[0-9a-f]{2}\.[0-7]$')
-MDEV_TYPE_RE = re.compile(r'^[A-Za-z0-9_.-]+$')
-UUID_RE = re.compile(
-    r'^[0-9a-f]{8}-[0-9a-f]{4}-[0-9a-f]{4}-[0-9a-f]{4}-[0-9a-f]{12}$')
 HEX_ID_RES = {4: re.compile(r'^[0-9a-f]{4}$'),   # vendor, device
               6: re.compile(r'^[0-9a-f]{6}$')}   # class
 COUNT_RE = re.compile(r'^[0-9]{1,7}$')
@@ -146,16 +146,17 @@ def _check_mdev_args(address: str | None, mdev_type: str | None,
                      uuid: str) -> None:
     """Refuse values that would write outside the intended file; they
     arrive over RPC."""
-    if address is not None and not PCI_ADDRESS_RE.match(address):
+    if address is not None and not agent_names.PCI_ADDRESS_RE.match(address):
         raise SysfsError('%r is not a PCI address' % address)
     if mdev_type is not None:
         _check_mdev_type(mdev_type)
-    if not UUID_RE.match(uuid):
+    if not agent_names.UUID_RE.match(uuid):
         raise SysfsError('%r is not a lower-case mdev uuid' % uuid)
 
 
 def _check_mdev_type(mdev_type: str) -> None:
-    if not MDEV_TYPE_RE.match(mdev_type) or mdev_type in ('.', '..'):
+    if not agent_names.MDEV_TYPE_RE.match(mdev_type) or \
+            mdev_type in ('.', '..'):
         raise SysfsError('%r is not an mdev type' % mdev_type)
 
 
@@ -312,10 +313,10 @@ class Sysfs:
     def list_pci_addresses(self) -> list[str]:
         """Addresses under ``bus/pci/devices``, sorted."""
         return [name for name in self.listdir(PCI_DEVICES)
-                if PCI_ADDRESS_RE.match(name)]
+                if agent_names.PCI_ADDRESS_RE.match(name)]
 
     def has_pci_device(self, address: str) -> bool:
-        if not PCI_ADDRESS_RE.match(address):
+        if not agent_names.PCI_ADDRESS_RE.match(address):
             return False
         try:
             return os.path.isdir(self._resolve(PCI_DEVICES, address))
@@ -344,7 +345,7 @@ class Sysfs:
     def _pci_link(self, address: str, name: str) -> str | None:
         """The PCI address a link of ``address`` names (``physfn``...)."""
         target = self.link_name(PCI_DEVICES, address, name)
-        if target is not None and not PCI_ADDRESS_RE.match(target):
+        if target is not None and not agent_names.PCI_ADDRESS_RE.match(target):
             raise SysfsError('%s names %s, not a PCI address'
                              % (self.path(PCI_DEVICES, address, name),
                                 _show(target)))
@@ -362,7 +363,7 @@ class Sysfs:
     def pci_device(self, address: str) -> PciDevice:
         """Read one PCI function's ids and links; SysfsError when the
         function is absent, gone or broken."""
-        if not PCI_ADDRESS_RE.match(address):
+        if not agent_names.PCI_ADDRESS_RE.match(address):
             raise SysfsError('%s is not a PCI address' % _show(address))
         try:
             devdir = self._resolve(PCI_DEVICES, address)
@@ -449,14 +450,14 @@ class Sysfs:
     def mdev_type(self, address: str, type_id: str) -> MdevType | None:
         """One entry of the device's ``mdev_supported_types``; None when
         the device does not offer that type."""
-        if not PCI_ADDRESS_RE.match(address):
+        if not agent_names.PCI_ADDRESS_RE.match(address):
             raise SysfsError('%s is not a PCI address' % _show(address))
         _check_mdev_type(type_id)
         with MDEV_LOCK:
             return self._mdev_type(address, type_id)
 
     def _mdev_type(self, address: str, type_id: str) -> MdevType | None:
-        base = (PCI_DEVICES, address, MDEV_TYPES, type_id)
+        base = (PCI_DEVICES, address, agent_names.MDEV_TYPES, type_id)
         if not self._exists(*base):
             if not self._exists(PCI_DEVICES, address):
                 raise self._gone(address, 'directory')
@@ -469,7 +470,7 @@ class Sysfs:
         available = count(available,
                           os.path.join(path, 'available_instances'))
         created = [n for n in self.listdir(*base, 'devices')
-                   if UUID_RE.match(n)]
+                   if agent_names.UUID_RE.match(n)]
         if len(created) > MAX_INSTANCES:
             raise SysfsError('%s/devices lists %d mdevs; at most %d are '
                              'taken' % (path, len(created), MAX_INSTANCES))
@@ -489,8 +490,10 @@ class Sysfs:
     def mdev_types(self, address: str) -> dict[str, MdevType]:
         """The device's ``mdev_supported_types``, by type id."""
         types = {}
-        for type_id in self.listdir(PCI_DEVICES, address, MDEV_TYPES):
-            if MDEV_TYPE_RE.match(type_id) and type_id not in ('.', '..'):
+        for type_id in self.listdir(PCI_DEVICES, address,
+                                    agent_names.MDEV_TYPES):
+            if agent_names.MDEV_TYPE_RE.match(type_id) and \
+                    type_id not in ('.', '..'):
                 found = self.mdev_type(address, type_id)
                 if found is not None:
                     types[type_id] = found
@@ -499,7 +502,8 @@ class Sysfs:
     def create_mdev(self, address: str, mdev_type: str, uuid: str) -> None:
         """Ask the kernel for an mdev of ``mdev_type`` named ``uuid``."""
         _check_mdev_args(address, mdev_type, uuid)
-        parts = (PCI_DEVICES, address, MDEV_TYPES, mdev_type, 'create')
+        parts = (PCI_DEVICES, address, agent_names.MDEV_TYPES, mdev_type,
+                 'create')
         try:
             create = self._resolve(*parts)
         except _ABSENT:
@@ -513,8 +517,8 @@ class Sysfs:
         """Whether ``address`` has the mdev ``uuid`` of ``mdev_type``."""
         _check_mdev_args(address, mdev_type, uuid)
         try:
-            self._resolve(PCI_DEVICES, address, MDEV_TYPES, mdev_type,
-                          'devices', uuid)
+            self._resolve(PCI_DEVICES, address, agent_names.MDEV_TYPES,
+                          mdev_type, 'devices', uuid)
         except _ABSENT:
             return False
         return True
@@ -529,8 +533,8 @@ class Sysfs:
         _check_mdev_args(address, mdev_type, uuid)
         candidates = [(MDEV_DEVICES, uuid, 'remove')]
         if address and mdev_type:
-            candidates.append((PCI_DEVICES, address, MDEV_TYPES, mdev_type,
-                               'devices', uuid, 'remove'))
+            candidates.append((PCI_DEVICES, address, agent_names.MDEV_TYPES,
+                               mdev_type, 'devices', uuid, 'remove'))
         for parts in candidates:
             try:
                 remove = self._resolve(*parts)
@@ -583,20 +587,16 @@ class Sysfs:
 
     @staticmethod
     def _write(path: str, value: str) -> None:
-        """Write into an existing regular file (a control attribute)."""
+        """Write ``value`` into the control attribute at the real path
+        ``path``: as root, through the privileged writer
+        (``cyborg_lite.privsep.sysfs``), which takes only mdev
+        creations and removals."""
         try:
-            if not stat.S_ISREG(os.stat(path).st_mode):
-                raise SysfsError('cannot write %r to %s: not a regular file'
-                                 % (value, path))
-            fd = os.open(path, os.O_WRONLY | os.O_TRUNC | os.O_NOFOLLOW
-                         | os.O_NONBLOCK | os.O_CLOEXEC)
-            try:
-                os.write(fd, value.encode('utf-8'))
-            finally:
-                os.close(fd)
-        except OSError as exc:
+            privsep_sysfs.write_control_attribute(path, value)
+        except (OSError, privsep.RefusedAction) as exc:
+            reason = getattr(exc, 'strerror', None) or exc
             raise SysfsError('cannot write %r to %s: %s'
-                             % (value, path, exc.strerror or exc)) from exc
+                             % (value, path, reason)) from exc
 
 
 def _read_bounded(fd: int, limit: int) -> bytes:

@@ -45,6 +45,7 @@ import uuid
 
 from cyborg_lite import conf as cl_conf
 from cyborg_lite import local_transport
+from cyborg_lite import privsep
 from cyborg_lite import rpc
 from cyborg_lite.allinone import clouds
 from cyborg_lite.allinone import hosts as host_lib
@@ -163,6 +164,9 @@ class AllInOne:
         return agent
 
     def start(self):
+        # The simulated hosts' trees belong to this process: their
+        # privileged writes need no daemon.
+        privsep.run_in_process()
         if self.placement is not None:
             self.placement.start()
             placement = host_lib.placement_overrides(

@@ -15,6 +15,7 @@ from cyborg_lite.agent import discover as discover_mod
 from cyborg_lite.agent.drivers import base
 from cyborg_lite.agent.sysfs import SysfsError
 from cyborg_lite import conf as conf_mod
+from cyborg_lite import privsep
 from cyborg_lite import process
 
 
@@ -46,6 +47,9 @@ def main(argv: list[str] | None = None) -> int:
         # oslo.log as the other services set it up ([DEFAULT] log_file,
         # debug, use_stderr); --discover-only prints JSON only.
         process.setup_logging(conf)
+        # Its privileged actions run in oslo.privsep daemons, started
+        # through [agent] root_helper with the agent's own files.
+        privsep.configure_daemons(conf)
         # The service module is the long-running agent (RPC server and
         # periodic report); it is imported only when it is needed.
         from cyborg_lite.agent import service

@@ -5,7 +5,23 @@ from oslo_config import cfg
 GROUP = 'agent'
 GPU_GROUP = 'gpu_devices'
 
-OPTS = [
+# What the privileged daemons (``cyborg_lite.privsep``) read from the
+# agent's configuration files themselves, to check each call against.
+PRIVILEGED_OPTS = [
+    cfg.StrOpt('sysfs_root', default='/sys',
+               help='Root of the sysfs tree the drivers read and write.'),
+    cfg.StrOpt('fpga_program_command',
+               help='Command that programs an FPGA. It gets the PCI '
+                    'address and the bitstream as arguments.'),
+    cfg.StrOpt('bitstream_dir', default='/var/lib/cyborg-lite/bitstreams',
+               help='Where FPGA bitstreams are found, each in a file named '
+                    'by its bitstream id.'),
+    cfg.IntOpt('fpga_program_timeout', default=600, min=1,
+               help='Seconds after which fpga_program_command is killed '
+                    'and the programming counts as failed.'),
+]
+
+OPTS = PRIVILEGED_OPTS + [
     cfg.StrOpt('topic', default='cyborg-lite-agent',
                help='RPC topic of the agents; each listens with '
                     'server=<host>.'),
@@ -16,8 +32,6 @@ OPTS = [
                      'default is every driver of real hardware; ``fake`` '
                      '(a made-up FPGA and GPU) is for tests and the '
                      'all-in-one.'),
-    cfg.StrOpt('sysfs_root', default='/sys',
-               help='Root of the sysfs tree the drivers read and write.'),
     cfg.IntOpt('report_interval', default=60, min=1,
                help='Seconds between device reports to the conductor.'),
     cfg.StrOpt('resource_provider_name', sample_default='<hostname>',
@@ -34,21 +48,20 @@ OPTS = [
     cfg.FloatOpt('resource_provider_startup_delay', default=1.0, min=0,
                  help='Seconds before the first look again; each retry '
                       'doubles it.'),
-    cfg.StrOpt('fpga_program_command',
-               help='Command that programs an FPGA. It gets the PCI '
-                    'address and the bitstream as arguments.'),
-    cfg.StrOpt('bitstream_dir', default='/var/lib/cyborg-lite/bitstreams',
-               help='Where FPGA bitstreams are found, each in a file named '
-                    'by its bitstream id.'),
     cfg.FloatOpt('report_jitter', default=0.1, min=0, max=1,
                  help='Fraction of report_interval added at random to '
                       'each wait, so that a fleet does not report in '
                       'step.'),
     cfg.IntOpt('fake_fpga_handles', default=16, min=0,
                help='Attach handles of the fake driver\'s FPGA.'),
-    cfg.IntOpt('fpga_program_timeout', default=600, min=1,
-               help='Seconds after which fpga_program_command is killed '
-                    'and the programming counts as failed.'),
+    cfg.StrOpt('root_helper', default='sudo',
+               help='Command that runs the privsep helper as root for '
+                    'the agent\'s privileged actions (mdev creation and '
+                    'removal, FPGA programming), as Nova\'s root helper: '
+                    'the agent itself runs as an unprivileged user. '
+                    'Empty when the agent runs as root. A '
+                    '[privsep_sysfs] or [privsep_fpga] helper_command '
+                    'replaces the whole command line.'),
     cfg.StrOpt('fake_devices',
                help='JSON list of the fake driver\'s devices, each an '
                     'object with "type" (FPGA or GPU), "address" (PCI '

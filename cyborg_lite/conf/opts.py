@@ -5,6 +5,7 @@ from oslo_db import options as db_options
 
 from cyborg_lite.conf import _MODULES
 from cyborg_lite.conf import DATABASE_DEFAULTS
+from cyborg_lite import privsep
 
 
 def list_opts():
@@ -12,6 +13,10 @@ def list_opts():
     for module in _MODULES:
         for group, opts in module.list_opts().items():
             groups.setdefault(group, []).extend(opts)
+    # The agent's privsep daemons (oslo.privsep's options, one section
+    # each).
+    for group, opts in privsep.list_opts():
+        groups.setdefault(group, []).extend(opts)
     return sorted(groups.items())
 
 

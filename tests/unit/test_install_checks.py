@@ -45,3 +45,24 @@ def test_the_install_pages_name_only_what_exists(known):
     for name in sorted(os.listdir(pages)):
         with open(os.path.join(pages, name)) as f:
             assert install_checks.problems(f.read(), *known) == [], name
+
+
+SUDOERS_LINE = ('cyborg ALL = (root) NOPASSWD: /opt/x/bin/%s ^--config-file '
+                '/etc/a\\.conf --privsep_context cyborg_lite\\.privsep\\.'
+                '(sysfs|gpu)_admin --privsep_sock_path /tmp/x$')
+SUDOERS_PAGE = """
+Let the agent's user run the helper::
+
+    %s
+
+and one that names no installed helper::
+
+    %s
+""" % (SUDOERS_LINE % 'privsep-helper', SUDOERS_LINE % 'privsep-helpr')
+
+
+def test_a_sudoers_line_names_a_helper_and_contexts_that_exist(known):
+    assert install_checks.problems(SUDOERS_PAGE, *known) == [
+        'cyborg_lite.privsep.gpu_admin is no privsep context',
+        '/opt/x/bin/privsep-helpr is no installed console script',
+        'cyborg_lite.privsep.gpu_admin is no privsep context']

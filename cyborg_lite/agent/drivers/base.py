@@ -14,12 +14,9 @@ import contextlib
 import importlib
 import json
 import logging
-import os
 import re
 import shlex
-import signal
 import socket
-import subprocess
 from typing import ClassVar
 
 import stevedore
@@ -27,6 +24,8 @@ import stevedore
 from cyborg_lite.agent.sysfs import Sysfs
 from cyborg_lite.agent.sysfs import SysfsError
 from cyborg_lite import model
+from cyborg_lite import privsep
+from cyborg_lite.privsep import fpga as privsep_fpga
 
 LOG = logging.getLogger(__name__)
 
@@ -156,14 +155,21 @@ class Driver(abc.ABC):
 
 
 def run_program_command(conf, address: str, bitstream_path: str) -> None:
-    """Run ``[agent] fpga_program_command <pci address> <bitstream>``."""
+    """Run ``[agent] fpga_program_command <pci address> <bitstream>``,
+    as root through ``cyborg_lite.privsep.fpga``."""
     command = conf.agent.fpga_program_command
     if not command:
         raise ProgramError('[agent] fpga_program_command is not set')
-    argv = shlex.split(command) + [address, bitstream_path]
     timeout = conf.agent.fpga_program_timeout
     LOG.info('programming %s with %s', address, bitstream_path)
-    returncode, stderr = _run_with_timeout(argv, timeout)
+    try:
+        returncode, stderr = privsep_fpga.run_program_command(
+            command, address, bitstream_path, timeout)
+    except OSError as exc:
+        raise ProgramError('cannot run %s: %s' % (
+            shlex.split(command)[0], exc.strerror or exc)) from exc
+    except privsep.RefusedAction as exc:
+        raise ProgramError(str(exc)) from exc
     if returncode is None:
         raise ProgramError('programming %s timed out after %s s'
                            % (address, timeout))
@@ -171,28 +177,6 @@ def run_program_command(conf, address: str, bitstream_path: str) -> None:
         raise ProgramError('programming %s failed with exit code %d: %s'
                            % (address, returncode, stderr.strip()[-500:]))
     LOG.info('programmed %s with %s', address, bitstream_path)
-
-
-def _run_with_timeout(argv: list[str], timeout: int
-                      ) -> tuple[int | None, str]:
-    """Exit code (None on timeout) and stderr of ``argv``.
-
-    The command runs in its own session so that a timeout kills its
-    whole process group, helpers included, not only the first process.
-    """
-    try:
-        proc = subprocess.Popen(argv, stdout=subprocess.DEVNULL,
-                                stderr=subprocess.PIPE, text=True,
-                                start_new_session=True)
-    except OSError as exc:
-        raise ProgramError('cannot run %s: %s' % (argv[0], exc)) from exc
-    try:
-        _, stderr = proc.communicate(timeout=timeout)
-    except subprocess.TimeoutExpired:
-        os.killpg(proc.pid, signal.SIGKILL)
-        proc.communicate()
-        return None, ''
-    return proc.returncode, stderr
 
 
 def _import_class(spec: str) -> type[Driver]:

@@ -8,6 +8,9 @@ operator would copy them:
   section (its own options, the libraries' that its configuration
   generator lists, and keystoneauth's where the section takes an
   ``auth_type``);
+* a sudoers line (``user ALL = (root) NOPASSWD: command args``): the
+  command must be an installed console script, and each privsep
+  context its arguments name must exist;
 * any other block: each command's program must be one of this
   project's console scripts, or a tool the page installs (gunicorn,
   pip, openstack...).
@@ -17,6 +20,7 @@ option that was renamed or a command that was dropped.
 """
 
 import configparser
+import importlib
 import importlib.metadata
 import os
 import re
@@ -127,12 +131,48 @@ def _commands(block):
         logical = ''
 
 
+SUDOERS = re.compile(r'^\S+ ALL = \(root\) NOPASSWD: (\S+) (.*)$')
+
+
+def _alternatives(pattern):
+    """The strings a regular expression of plain text, escaped dots and
+    one ``(a|b)`` group matches."""
+    pattern = pattern.replace('\\.', '.')
+    group = re.search(r'\(([^()]*)\)', pattern)
+    if group is None:
+        return [pattern]
+    return [pattern[:group.start()] + choice + pattern[group.end():]
+            for choice in group.group(1).split('|')]
+
+
+def sudoers_problems(block):
+    """What a sudoers line of a page names that does not exist."""
+    match = SUDOERS.match(block)
+    command, args = match.groups()
+    found = []
+    installed = {ep.name for ep in
+                 importlib.metadata.entry_points(group='console_scripts')}
+    if os.path.basename(command) not in installed:
+        found.append('%s is no installed console script' % command)
+    context = re.search(r'--privsep_context (\S+)', args)
+    for pypath in _alternatives(context.group(1)) if context else ():
+        module, _sep, name = pypath.rpartition('.')
+        try:
+            getattr(importlib.import_module(module), name)
+        except (ImportError, AttributeError):
+            found.append('%s is no privsep context' % pypath)
+    return found
+
+
 def problems(text, options, scripts):
     """What a page names that does not exist, in words."""
     found = []
     for block in literal_blocks(text):
         if block.startswith('[['):
             continue  # devstack's local.conf: devstack reads it
+        if SUDOERS.match(block):
+            found += sudoers_problems(block)
+            continue
         if block.startswith('['):
             section = None
             for line in block.splitlines():

@@ -15,6 +15,11 @@ topics (the broker is shared), the agent's sysfs root (a fixture tree of
 a T4 host) and the libvirt URI (``test:///default``: there is no
 hypervisor here).
 
+The agent runs as an unprivileged user (``nobody`` stands for the
+guide's ``cyborg``) with the guide's sudoers line, so that its mdev
+writes go through oslo.privsep daemons started with sudo; this part is
+skipped where the tests do not run as root or sudo is missing.
+
 Then a Nova-style lifecycle with Keystone tokens: a device profile (an
 admin's), ``nova-shim ... boot --device-profile`` with a member's
 openrc, the server ACTIVE with its ARQ Bound (the conductor's event
@@ -29,10 +34,13 @@ from __future__ import annotations
 
 import contextlib
 import os
+import pwd
 import re
 import shlex
+import shutil
 import signal
 import subprocess
+import tempfile
 import time
 import uuid
 
@@ -57,6 +65,10 @@ DEVICE_PROFILE = 'readme-vgpu'
 STOP_WITHIN = 6.0
 # The member whose openrc boots the guest.
 USER = 'alice'
+# Who runs the agent: the guide's ``cyborg``.
+AGENT_USER = 'nobody'
+# Its sudoers line names the privsep helper of the guide's install.
+GUIDE_BIN = '/opt/cyborg-lite/.venv/bin/'
 
 
 # -- reading the install guide -----------------------------------------
@@ -140,10 +152,18 @@ def ini_blocks(text: str) -> list[str]:
     return [b for b in literal_blocks(text) if b.startswith('[')]
 
 
+def _is_sudoers(block: str) -> bool:
+    return re.match(r'^\S+ ALL = \(root\) NOPASSWD: ', block) is not None
+
+
+def sudoers_blocks(text: str) -> list[str]:
+    return [b for b in literal_blocks(text) if _is_sudoers(b)]
+
+
 def command_blocks(text: str) -> list[tuple[dict[str, str], list[str]]]:
     found = []
     for block in literal_blocks(text):
-        if not block.startswith('['):
+        if not block.startswith('[') and not _is_sudoers(block):
             found += commands(block)
     return found
 
@@ -287,6 +307,9 @@ class ReadmeDeployment:
             '/etc/nova-shim/': etc + '/nova-shim/',
             '/var/log/cyborg-lite/': os.path.join(self.tmp, 'log') + '/',
             '/run/placement-stub/': os.path.join(self.tmp, 'run') + '/',
+            # The agent's user and the privsep helper of this install.
+            'cyborg ALL = (root)': '%s ALL = (root)' % AGENT_USER,
+            GUIDE_BIN: processes.BIN_DIR + '/',
         }
 
     def credentials(self, block: str) -> dict[tuple[str, str], str]:
@@ -453,17 +476,59 @@ class ReadmeDeployment:
 
     def _agent(self, text: str) -> None:
         [block] = ini_blocks(text)
-        root = sysfs_tree.copy_tree(AGENT_TREE,
-                                    os.path.join(self.tmp, 'host'))
+        self.sysfs_root = sysfs_tree.copy_tree(
+            AGENT_TREE, os.path.join(self.tmp, 'host'))
         env, argv = self.argv(find_command(text, 'cyborg-lite-agent'))
         files = [argv[i + 1] for i, word in enumerate(argv)
                  if word == '--config-file']
         assert files[0] == self.conf and len(files) == 2, files
         self.write(files[1], edit_ini(self.sub(block), {
             # The fixture host's sysfs, not this machine's.
-            ('agent', 'sysfs_root'): root}))
-        self.agent = self.group.start('agent', argv, env=env)
+            ('agent', 'sysfs_root'): self.sysfs_root}))
+        self.agent_log = self.sub(ini_values(block)[('DEFAULT',
+                                                     'log_file')])
+        user = self._agent_user(text, files)
+        self.agent = self.group.start('agent', argv, env=env, user=user)
         self.agent.wait_for_line(r'Agent \S+ started', timeout=90)
+
+    def _agent_user(self, text: str, files: list[str]) -> str | None:
+        """Set up the agent's user as the guide says (its files readable
+        by its group, its log its own, the sudoers line); the user, or
+        None (then the agent runs as this test's user) where this
+        machine cannot run it as another user with sudo."""
+        [sudoers] = sudoers_blocks(text)
+        line = self.sub(sudoers)
+        self.agent_user = None
+        if os.geteuid() != 0 or shutil.which('sudo') is None:
+            self.agent_user_missing = 'not root, or no sudo'
+            return None
+        entry = pwd.getpwnam(AGENT_USER)
+        try:
+            # This installation's Python must be the user's to run.
+            subprocess.run(processes.script('python') + [
+                '-c', 'import cyborg_lite'], check=True, timeout=60,
+                capture_output=True, user=entry.pw_uid,
+                group=entry.pw_gid, extra_groups=[])
+        except (OSError, subprocess.CalledProcessError) as exc:
+            self.agent_user_missing = '%s cannot run %s: %s' % (
+                AGENT_USER, processes.script('python')[0], exc)
+            return None
+        for path in files:
+            os.chown(path, 0, entry.pw_gid)
+            os.chmod(path, 0o640)
+        with open(self.agent_log, 'a'):
+            pass
+        os.chown(self.agent_log, entry.pw_uid, entry.pw_gid)
+        path = '/etc/sudoers.d/cyborg-lite-test-' + self.suffix
+        with open(path + '.new', 'w') as f:
+            f.write(line + '\n')
+        os.chmod(path + '.new', 0o440)
+        subprocess.run(['visudo', '-c', '-f', path + '.new'], check=True,
+                       capture_output=True)
+        os.rename(path + '.new', path)
+        self.stack.callback(os.unlink, path)
+        self.agent_user = AGENT_USER
+        return AGENT_USER
 
     # -- stop --------------------------------------------------------
 
@@ -513,15 +578,21 @@ def _is_child(ps: psutil.Process, parent: int) -> bool:
 
 
 @pytest.fixture(scope='module')
-def deployment(tmp_path_factory, request):
+def deployment(request):
     conftest.require_servers()
     pytest.importorskip('libvirt')
     keystone = identities.keystone_identities(
         request.getfixturevalue('keystone'))
-    with processes.running(ReadmeDeployment(
-            str(tmp_path_factory.mktemp('readme-production')),
-            os.environ[conftest.RABBIT_ENV], keystone)) as dep:
-        yield dep
+    # Not under pytest's own temporary directory, which only its user
+    # may enter: the agent's user reads its files here.
+    tmp = tempfile.mkdtemp(prefix='cyborg-lite-production-')
+    os.chmod(tmp, 0o711)
+    try:
+        with processes.running(ReadmeDeployment(
+                tmp, os.environ[conftest.RABBIT_ENV], keystone)) as dep:
+            yield dep
+    finally:
+        shutil.rmtree(tmp, ignore_errors=True)
 
 
 # -- the tests ---------------------------------------------------------
@@ -634,6 +705,53 @@ def test_nova_boot_lifecycle(deployment):
     assert vgpu_usage(deployment, rp_uuid) == 0
 
 
+def privsep_daemons(dep) -> list[psutil.Process]:
+    """The agent's privsep daemons: ``privsep-helper`` processes started
+    with this deployment's agent files."""
+    found = []
+    for proc in psutil.process_iter(['cmdline']):
+        cmdline = proc.info['cmdline'] or []
+        if any(word.endswith('privsep-helper') for word in cmdline[:3]) \
+                and dep.conf in cmdline:
+            found.append(proc)
+    return found
+
+
+def test_the_agent_runs_unprivileged(deployment):
+    """After the boot: the agent is its own user's, the mdev was
+    written as root by a privsep daemon without capabilities, which the
+    agent started through the guide's sudoers line."""
+    if deployment.agent_user is None:
+        pytest.skip('the agent runs as its own user only where this '
+                    'machine allows: %s' % deployment.agent_user_missing)
+    entry = pwd.getpwnam(deployment.agent_user)
+    agent = psutil.Process(deployment.agent.pid)
+    assert agent.uids().real == entry.pw_uid
+    assert agent.uids().effective == entry.pw_uid
+    daemons = privsep_daemons(deployment)
+    contexts = {proc.cmdline()[proc.cmdline().index('--privsep_context')
+                               + 1] for proc in daemons}
+    assert 'cyborg_lite.privsep.sysfs_admin' in contexts, daemons
+    for proc in daemons:
+        assert proc.uids().effective == 0
+        with open('/proc/%d/status' % proc.pid) as f:
+            status = dict(line.split(':', 1) for line in f)
+        assert int(status['CapEff'], 16) == 0, status['CapEff']
+        assert int(status['CapPrm'], 16) == 0, status['CapPrm']
+    # The fixture T4's vGPU type: root's file, which the agent's user
+    # cannot write, holds the uuid of the guest's mdev.
+    create = [os.path.join(d, 'create')
+              for d, _dirs, names in os.walk(deployment.sysfs_root)
+              if d.endswith('/nvidia-223') and 'create' in names]
+    assert create
+    written = [path for path in create if open(path).read().strip()]
+    assert written, create
+    for path in written:
+        info = os.stat(path)
+        assert info.st_uid == 0 and not info.st_mode & 0o022, oct(
+            info.st_mode)
+
+
 def test_arq_lifecycle_as_nova_drives_it(deployment):
     """Create, bind with a service identity, poll until resolved, delete
     by instance."""
@@ -691,3 +809,11 @@ def test_every_process_stops_on_sigterm(deployment):
     assert not slow, 'not gone within %ss: %s (%s); the log ends:\n%s' % (
         STOP_WITHIN, slow, took, '\n'.join(logged.splitlines()[-40:]))
     assert ' ERROR ' not in logged and 'Traceback' not in logged, logged
+    with open(deployment.agent_log) as f:
+        logged = f.read()
+    assert ' ERROR ' not in logged and 'Traceback' not in logged, logged
+    # The agent's privsep daemons end with it.
+    deadline = time.monotonic() + 5
+    while privsep_daemons(deployment):
+        assert time.monotonic() < deadline, privsep_daemons(deployment)
+        time.sleep(0.1)
