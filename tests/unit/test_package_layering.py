@@ -5,7 +5,10 @@
 * ``placement_stub`` and ``nova_shim`` import neither ``cyborg_lite``
   nor each other;
 * inside ``cyborg_lite``, only the all-in-one's composition root imports
-  the peers (``tests/unit/cyborg_lite/test_layering.py``).
+  the peers (``tests/unit/cyborg_lite/test_layering.py``);
+* no import circle anywhere in the four packages, counting the imports
+  made inside functions and only for type annotations (they tie modules
+  together all the same).
 """
 
 import ast
@@ -51,3 +54,77 @@ def test_the_peers_use_the_shared_package():
         names = {name for path in (REPO / package).rglob('*.py')
                  for name in _imported_packages(path)}
         assert 'lite_common' in names, package
+
+
+def _module_name(path):
+    parts = list(path.relative_to(REPO).with_suffix('').parts)
+    if parts[-1] == '__init__':
+        parts.pop()
+    return '.'.join(parts)
+
+
+MODULES = {_module_name(path): path
+           for package in SERVICES + ('lite_common',)
+           for path in (REPO / package).rglob('*.py')}
+
+
+def _imported_modules(path):
+    """The modules of the house that ``path`` imports; ``from a import
+    b`` is ``a.b`` where that is a module, else ``a``."""
+    found = set()
+    for node in ast.walk(ast.parse(path.read_text())):
+        if isinstance(node, ast.Import):
+            found.update(alias.name for alias in node.names)
+        elif isinstance(node, ast.ImportFrom) and node.module and \
+                not node.level:
+            for alias in node.names:
+                name = node.module + '.' + alias.name
+                found.add(name if name in MODULES else node.module)
+    return found & set(MODULES)
+
+
+GRAPH = {name: _imported_modules(path) for name, path in MODULES.items()}
+
+
+def _cycles(graph):
+    """The strongly connected components of more than one module
+    (Tarjan's algorithm)."""
+    index, low, stack, on_stack, found = {}, {}, [], set(), []
+
+    def visit(node):
+        index[node] = low[node] = len(index)
+        stack.append(node)
+        on_stack.add(node)
+        for nxt in sorted(graph[node]):
+            if nxt not in index:
+                visit(nxt)
+                low[node] = min(low[node], low[nxt])
+            elif nxt in on_stack:
+                low[node] = min(low[node], index[nxt])
+        if low[node] == index[node]:
+            component = []
+            while True:
+                member = stack.pop()
+                on_stack.discard(member)
+                component.append(member)
+                if member == node:
+                    break
+            if len(component) > 1:
+                found.append(sorted(component))
+
+    for node in sorted(graph):
+        if node not in index:
+            visit(node)
+    return found
+
+
+def test_no_import_circle():
+    assert _cycles(GRAPH) == []
+
+
+def test_the_circle_check_sees_a_circle():
+    # A positive control: the check finds a circle made on purpose.
+    graph = {name: set(imports) for name, imports in GRAPH.items()}
+    graph['nova_shim.compute.states'].add('nova_shim.compute.manager')
+    graph['cyborg_lite.agent.names'].add('cyborg_lite.agent.sysfs')
+    assert len(_cycles(graph)) == 2
