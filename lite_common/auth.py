@@ -329,3 +329,17 @@ def wsgi_load_error(program, exc):
     except ImportError:
         return RuntimeError(message)
     return AppImportError(message)
+
+
+def built_or_refused(program, build):
+    """``build()``, or the ``wsgi_load_error`` of a configuration that
+    cannot serve: an ``AuthConfigError``, or oslo.config's refusal of a
+    bad file (a ``SystemExit`` with a message)."""
+    try:
+        return build()
+    except AuthConfigError as exc:
+        raise wsgi_load_error(program, exc) from None
+    except SystemExit as exc:
+        if isinstance(exc.code, str):
+            raise wsgi_load_error(program, exc.code) from None
+        raise

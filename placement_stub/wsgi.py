@@ -32,15 +32,11 @@ def _config_files():
 
 def init_application():
     conf = conf_lib.build_conf(default_config_files=_config_files())
-    try:
+
+    def build():
         logs.setup(conf, 'placement-stub')
-        app = deploy.deploy(conf)
-    except common_auth.AuthConfigError as exc:
-        raise common_auth.wsgi_load_error(PROGRAM, exc) from None
-    except SystemExit as exc:
-        if isinstance(exc.code, str):
-            raise common_auth.wsgi_load_error(PROGRAM, exc.code) from None
-        raise
+        return deploy.deploy(conf)
+    app = common_auth.built_or_refused(PROGRAM, build)
     # gunicorn's sync and gthread workers let the app read the body from
     # the client's socket: read it first, with a time limit.
     app = request_body.ReadBody(app)

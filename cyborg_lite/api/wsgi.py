@@ -46,17 +46,14 @@ def _config_args():
 def init_application():
     """The API app of the configuration; the error of
     ``lite_common.auth.wsgi_load_error`` if it cannot serve."""
-    try:
-        conf = process.setup(_config_args())
+    conf = common_auth.built_or_refused(
+        PROGRAM, lambda: process.setup(_config_args()))
+
+    def build():
         # After the set-up, which quiets the libraries the app loads.
         from cyborg_lite.api import app
-        application = app.setup_app(conf)
-    except auth.AuthConfigError as exc:
-        raise common_auth.wsgi_load_error(PROGRAM, exc) from None
-    except SystemExit as exc:
-        if isinstance(exc.code, str):
-            raise common_auth.wsgi_load_error(PROGRAM, exc.code) from None
-        raise
+        return app.setup_app(conf)
+    application = common_auth.built_or_refused(PROGRAM, build)
     auth.warn_if_open(conf, 'this WSGI server (pid %d)' % os.getpid())
     return application
 

@@ -24,10 +24,11 @@ import importlib
 import importlib.metadata
 import os
 import re
-import shlex
 
 from keystoneauth1 import loading as ks_loading
 from sphinx.util import logging
+
+import rst_blocks
 
 LOG = logging.getLogger(__name__)
 ROOT = os.path.abspath(os.path.join(os.path.dirname(__file__), '..', '..',
@@ -81,59 +82,6 @@ def console_scripts():
     return {line.split('=')[0].strip() for line in lines if '=' in line}
 
 
-def literal_blocks(text):
-    """The literal blocks of a page (after a paragraph ending in
-    ``::``), dedented."""
-    lines = text.splitlines()
-    blocks, i = [], 0
-    while i < len(lines):
-        if lines[i].rstrip().endswith('::') and not \
-                lines[i].lstrip().startswith('..'):
-            # The paragraph's text: after a list item's marker.
-            marker = re.match(r'^\s*(?:[-*+]|#\.|\d+\.)\s+', lines[i])
-            indent = (marker.end() if marker else
-                      len(lines[i]) - len(lines[i].lstrip()))
-            j = i + 1
-            while j < len(lines) and not lines[j].strip():
-                j += 1
-            body = []
-            while j < len(lines) and (not lines[j].strip() or len(
-                    lines[j]) - len(lines[j].lstrip()) > indent):
-                body.append(lines[j])
-                j += 1
-            while body and not body[-1].strip():
-                body.pop()
-            if body:
-                least = min(len(b) - len(b.lstrip()) for b in body
-                            if b.strip())
-                blocks.append('\n'.join(b[least:] for b in body))
-            i = j
-        else:
-            i += 1
-    return blocks
-
-
-def _commands(block):
-    logical = ''
-    for line in block.splitlines():
-        if not logical and line.lstrip().startswith('#'):
-            continue
-        if line.rstrip().endswith('\\'):
-            logical += line.rstrip()[:-1] + ' '
-            continue
-        logical += line
-        if logical.strip():
-            words = shlex.split(logical)
-            while words and re.match(r'^[A-Z_][A-Z0-9_]*=', words[0]):
-                words.pop(0)
-            if words:
-                yield words[0]
-        logical = ''
-
-
-SUDOERS = re.compile(r'^\S+ ALL = \(root\) NOPASSWD: (\S+) (.*)$')
-
-
 def _alternatives(pattern):
     """The strings a regular expression of plain text, escaped dots and
     one ``(a|b)`` group matches."""
@@ -147,7 +95,7 @@ def _alternatives(pattern):
 
 def sudoers_problems(block):
     """What a sudoers line of a page names that does not exist."""
-    match = SUDOERS.match(block)
+    match = rst_blocks.SUDOERS.match(block)
     command, args = match.groups()
     found = []
     installed = {ep.name for ep in
@@ -167,34 +115,36 @@ def sudoers_problems(block):
 def problems(text, options, scripts):
     """What a page names that does not exist, in words."""
     found = []
-    for block in literal_blocks(text):
+    for block in rst_blocks.literal_blocks(text):
         if block.startswith('[['):
             continue  # devstack's local.conf: devstack reads it
-        if SUDOERS.match(block):
+        if rst_blocks.is_sudoers(block):
             found += sudoers_problems(block)
-            continue
-        if block.startswith('['):
-            section = None
-            for line in block.splitlines():
-                line = line.strip()
-                if not line or line.startswith('#'):
-                    continue
-                match = re.match(r'^\[(.+)\]$', line)
-                if match:
-                    section = match.group(1)
-                    continue
-                option = line.partition('=')[0].strip()
-                if option not in options.get(section, ()):
-                    found.append('[%s] %s is no option of any service'
-                                 % (section, option))
-            continue
-        for program in _commands(block):
-            if '://' in program:
-                continue  # a URL shown as it is written, not a command
-            name = program.removeprefix('.venv/bin/')
-            if name not in scripts and name not in TOOLS:
-                found.append('%s is no console script of this project'
-                             % program)
+        elif rst_blocks.is_ini(block):
+            try:
+                values = rst_blocks.ini_values(block)
+            except ValueError as exc:
+                found.append(str(exc))
+                continue
+            found += ['[%s] %s is no option of any service'
+                      % (section, option)
+                      for section, option in values
+                      if option not in options.get(section, ())]
+        else:
+            found += _command_problems(block, scripts)
+    return found
+
+
+def _command_problems(block, scripts):
+    found = []
+    for _env, words in rst_blocks.commands(block):
+        program = words[0]
+        if '://' in program:
+            continue  # a URL shown as it is written, not a command
+        name = program.removeprefix('.venv/bin/')
+        if name not in scripts and name not in TOOLS:
+            found.append('%s is no console script of this project'
+                         % program)
     return found
 
 

@@ -33,6 +33,7 @@ within 6 s.
 from __future__ import annotations
 
 import contextlib
+import importlib.util
 import os
 import pwd
 import re
@@ -57,6 +58,19 @@ from tests.functional.multiprocess import conftest
 REPO = os.path.dirname(os.path.dirname(os.path.dirname(os.path.dirname(
     os.path.abspath(__file__)))))
 PAGE = os.path.join(REPO, 'doc', 'source', 'install', 'production.rst')
+
+
+def _load(name: str, path: str):
+    """A module of the guide's Sphinx extensions, by its path."""
+    spec = importlib.util.spec_from_file_location(name, path)
+    module = importlib.util.module_from_spec(spec)
+    spec.loader.exec_module(module)
+    return module
+
+
+# How the docs build reads the guide's literal blocks.
+rst_blocks = _load('rst_blocks', os.path.join(
+    REPO, 'doc', 'source', '_exts', 'rst_blocks.py'))
 SECTION = 'Production mode'
 # The agent's fixture host: a T4 whose vGPU type the guide's agent.conf
 # enables.
@@ -98,73 +112,22 @@ def steps(section: str) -> dict[int, str]:
                                                  strict=True)}
 
 
-def literal_blocks(text: str) -> list[str]:
-    """The literal blocks (after a paragraph ending in ``::``), dedented."""
-    lines = text.splitlines()
-    blocks = []
-    i = 0
-    while i < len(lines):
-        if lines[i].rstrip().endswith('::'):
-            para_indent = len(lines[i]) - len(lines[i].lstrip())
-            j = i + 1
-            while j < len(lines) and not lines[j].strip():
-                j += 1
-            body = []
-            while j < len(lines) and (
-                    not lines[j].strip() or
-                    len(lines[j]) - len(lines[j].lstrip()) > para_indent):
-                body.append(lines[j])
-                j += 1
-            while body and not body[-1].strip():
-                body.pop()
-            indent = min(len(b) - len(b.lstrip()) for b in body if b.strip())
-            blocks.append('\n'.join(b[indent:] for b in body))
-            i = j
-        else:
-            i += 1
-    return blocks
-
-
-def commands(block: str) -> list[tuple[dict[str, str], list[str]]]:
-    """The shell commands of a literal block: ``(environment, argv)``,
-    backslash continuations joined, comment lines skipped."""
-    result = []
-    logical = ''
-    for line in block.splitlines():
-        if logical == '' and line.lstrip().startswith('#'):
-            continue
-        if line.rstrip().endswith('\\'):
-            logical += line.rstrip()[:-1] + ' '
-            continue
-        logical += line
-        if logical.strip():
-            words = shlex.split(logical)
-            env = {}
-            while words and re.match(r'^[A-Z_][A-Z0-9_]*=', words[0]):
-                name, _sep, value = words.pop(0).partition('=')
-                env[name] = value
-            result.append((env, words))
-        logical = ''
-    return result
-
-
 def ini_blocks(text: str) -> list[str]:
-    return [b for b in literal_blocks(text) if b.startswith('[')]
-
-
-def _is_sudoers(block: str) -> bool:
-    return re.match(r'^\S+ ALL = \(root\) NOPASSWD: ', block) is not None
+    return [b for b in rst_blocks.literal_blocks(text)
+            if rst_blocks.is_ini(b)]
 
 
 def sudoers_blocks(text: str) -> list[str]:
-    return [b for b in literal_blocks(text) if _is_sudoers(b)]
+    return [b for b in rst_blocks.literal_blocks(text)
+            if rst_blocks.is_sudoers(b)]
 
 
 def command_blocks(text: str) -> list[tuple[dict[str, str], list[str]]]:
     found = []
-    for block in literal_blocks(text):
-        if not block.startswith('[') and not _is_sudoers(block):
-            found += commands(block)
+    for block in rst_blocks.literal_blocks(text):
+        if not rst_blocks.is_ini(block) and \
+                not rst_blocks.is_sudoers(block):
+            found += rst_blocks.commands(block)
     return found
 
 
@@ -177,23 +140,7 @@ def find_command(text: str, name: str, *words: str):
     return found[0]
 
 
-def ini_values(block: str) -> dict[tuple[str, str], str]:
-    """``{(section, option): value}`` of an INI block, as oslo.config
-    reads it: the rest of the line is the value."""
-    values = {}
-    section = None
-    for line in block.splitlines():
-        line = line.strip()
-        if not line or line.startswith('#'):
-            continue
-        match = re.match(r'^\[(.+)\]$', line)
-        if match:
-            section = match.group(1)
-            continue
-        key, sep, value = line.partition('=')
-        assert sep, 'not an option line: %r' % line
-        values[(section, key.strip())] = value.strip()
-    return values
+ini_values = rst_blocks.ini_values
 
 
 def edit_ini(block: str, changes: dict[tuple[str, str], object]) -> str:

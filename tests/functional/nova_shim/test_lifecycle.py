@@ -7,6 +7,7 @@ allocations and the hostdevs libvirt reads back from the domain XML.
 
 import logging
 import time
+import uuid
 
 import pytest
 import requests
@@ -16,6 +17,7 @@ pytest.importorskip('placement_stub.fixture')
 
 from nova_shim import exception  # noqa: E402
 from nova_shim.virt import libvirt as virt  # noqa: E402
+from tests.fixtures import log_lines  # noqa: E402
 from tests.functional.nova_shim import faulty_libvirt  # noqa: E402
 from tests.functional.nova_shim.test_lifecycle_chain import Chain  # noqa
 from tests.functional.nova_shim.test_lifecycle_chain import ADMIN_HEADERS  # noqa
@@ -462,3 +464,35 @@ def test_a_soft_reboot_needs_no_cyborg(chain, server, monkeypatch):
     assert resp.status_code == 202, resp.text
     assert chain.show(server)['status'] == 'ACTIVE'
     assert _domain_id(chain, server) == before
+
+
+def test_a_boot_is_traced_by_its_request_id(chain):
+    """nova_shim's API gives each request an id (``X-OpenStack-Request-ID``
+    and Nova's ``X-Compute-Request-Id``); the build thread keeps the
+    request's context, so its lines name the request, and the Cyborg
+    calls it makes send that id, which cyborg-lite's lines name as their
+    global request id, as Nova's and Cyborg's logs do."""
+    global_id = 'req-%s' % uuid.uuid4()
+    with log_lines.captured('nova_shim.compute',
+                            'cyborg_lite.conductor') as lines:
+        resp = chain.api('POST', '/servers', headers=dict(
+            HEADERS, **{'X-OpenStack-Request-ID': global_id}),
+            json={'server': {'name': 'vm', 'flavor': {
+                'name': 'f-logs', 'vcpus': 1, 'ram': 256, 'disk': 1,
+                'extra_specs': {'accel:device_profile': DP}}}})
+        assert resp.status_code == 202, resp.text
+        server_id = resp.json()['server']['id']
+        chain.wait(server_id, 'ACTIVE')
+    request_id = resp.headers['X-OpenStack-Request-ID']
+    assert resp.headers['X-Compute-Request-Id'] == request_id
+    [built] = [line for line in lines
+               if 'instance %s: built' % server_id in line]
+    assert log_lines.context_part(global_id, request_id, 'u-demo',
+                                  'p-demo') in built, built
+    # The bind that the build asked cyborg-lite for: Nova's request id
+    # is its global request id.
+    bound = [line for line in lines
+             if 'cyborg_lite.conductor' in line and '-> Bound' in line]
+    assert bound, lines
+    assert all('[%s req-' % request_id in line for line in bound), bound
+    chain.api('DELETE', '/servers/' + server_id)
