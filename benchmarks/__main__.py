@@ -185,10 +185,44 @@ def bench_lifecycle(args):
             results['runs'].append(lifecycle.run(
                 system.url, 'bench-fpga', hostname, rp_uuid, concurrency,
                 args.duration, meter=cpu.CpuMeter(groups)))
+        results['against_floor'] = against_floor(results['floor'],
+                                                 results['runs'])
     finally:
         results['peak_rss_mb'] = sampler.stop()
         system.stop()
     return results
+
+
+# The targets of the production mode as deployed, against the floor
+# measured in the same run: lifecycles per second at 8 clients at least
+# this fraction of the floor's, the sequential p50 at most this
+# multiple of the floor's.
+TARGET_FRACTION_AT_8 = 0.85
+TARGET_SEQUENTIAL_MULTIPLE = 1.25
+
+
+def against_floor(floor_result, runs):
+    """The runs against the floor of the same run: for 8 clients,
+    throughput as a fraction of ``most_lifecycles_per_s``; for one, the
+    lifecycle's p50 as a multiple of ``sequential_ms``; each with its
+    target and whether it is met (errors must be 0)."""
+    bound = floor_result['lifecycle']
+    found = {}
+    for run in runs:
+        if run['concurrency'] == 8:
+            fraction = run['throughput_per_s'] / bound['most_lifecycles_per_s']
+            found['throughput_at_8_of_floor'] = {
+                'value': round(fraction, 3), 'target': TARGET_FRACTION_AT_8,
+                'met': fraction >= TARGET_FRACTION_AT_8 and not run['errors']}
+        if run['concurrency'] == 1:
+            p50 = run['steps_ms']['lifecycle']['p50']
+            multiple = p50 / bound['sequential_ms'] if p50 else None
+            found['sequential_p50_of_floor'] = {
+                'value': round(multiple, 3) if multiple else None,
+                'target': TARGET_SEQUENTIAL_MULTIPLE,
+                'met': bool(multiple) and
+                multiple <= TARGET_SEQUENTIAL_MULTIPLE and not run['errors']}
+    return found
 
 
 def parse_args(argv):

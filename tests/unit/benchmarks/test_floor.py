@@ -28,3 +28,26 @@ def test_an_in_process_call_has_one_process():
     assert result['cpu_ms'] == pytest.approx(6.0)
     assert result['most_lifecycles_per_s'] == pytest.approx(666.7)
     assert result['sequential_ms'] == pytest.approx(6.0)
+
+
+def _run(concurrency, per_s, p50, errors=0):
+    return {'concurrency': concurrency, 'throughput_per_s': per_s,
+            'errors': errors, 'steps_ms': {'lifecycle': {'p50': p50}}}
+
+
+def test_runs_are_set_against_the_floor_of_the_same_run():
+    from benchmarks.__main__ import against_floor
+    floor_result = {'lifecycle': {'most_lifecycles_per_s': 80.0,
+                                  'sequential_ms': 30.0}}
+    found = against_floor(floor_result, [_run(1, 25.0, 36.0),
+                                         _run(8, 70.0, 100.0)])
+    assert found == {
+        'throughput_at_8_of_floor': {'value': 0.875, 'target': 0.85,
+                                     'met': True},
+        'sequential_p50_of_floor': {'value': 1.2, 'target': 1.25,
+                                    'met': True}}
+    found = against_floor(floor_result, [_run(1, 20.0, 45.0),
+                                         _run(8, 70.0, 100.0, errors=1)])
+    assert found['throughput_at_8_of_floor']['met'] is False
+    assert found['sequential_p50_of_floor'] == {
+        'value': 1.5, 'target': 1.25, 'met': False}
