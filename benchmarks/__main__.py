@@ -225,6 +225,22 @@ def against_floor(floor_result, runs):
     return found
 
 
+def bench_live_arqs(args):
+    """The lifecycle with and without ``--live-arqs`` ARQs of other
+    instances (``benchmarks.live_arqs``)."""
+    from benchmarks import live_arqs
+    system, description = _system(args)
+    system.start()
+    try:
+        hostname, rp_uuid = _setup(system.url, 0)
+        result = live_arqs.run(system, 'bench-fpga', hostname, rp_uuid,
+                               args.live_arqs or 100000, args.duration)
+    finally:
+        system.stop()
+    result['system'] = description
+    return result
+
+
 def parse_args(argv):
     parser = argparse.ArgumentParser(prog='python -m benchmarks')
     parser.add_argument('--topology',
@@ -277,7 +293,8 @@ def parse_args(argv):
     parser.add_argument('--report-hosts', default='10,100,1000',
                         type=lambda v: [int(c) for c in v.split(',') if c])
     parser.add_argument('--only', choices=['lifecycle', 'reports', 'build',
-                                           'nova-events', 'api-cpu'])
+                                           'nova-events', 'api-cpu',
+                                           'live-arqs'])
     parser.add_argument('--chart', help='write a PNG of throughput and p95 '
                                         'latency against concurrency')
     return parser.parse_args(argv)
@@ -296,6 +313,8 @@ def main(argv=None):
         report['lifecycle'] = bench_lifecycle(args)
         if chart is not None:
             chart.write(report['lifecycle'], args.chart)
+    if args.only == 'live-arqs':
+        report['live_arqs'] = bench_live_arqs(args)
     if args.only in (None, 'reports'):
         from benchmarks import reports
         report['agent_reports'] = reports.run(args.report_hosts)

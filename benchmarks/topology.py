@@ -140,7 +140,7 @@ class Topology:
     def _start(self):
         rabbit_url = self.transport_url = ensure_servers()
         self.pg_server_url = os.environ[databases.PG_ENV]
-        db_url = self._database()
+        db_url = self.db_url = self._database()
         suffix = uuid.uuid4().hex[:8]
         api_conf = self._config('api', db_url, rabbit_url, suffix)
         self.group.run(processes.script('cyborg-lite-dbsync') + [
@@ -268,7 +268,7 @@ class ProductionTopology(Topology):
         rabbit_url = self.transport_url = ensure_servers()
         self.pg_server_url = ensure_durable_pg()
         placement_db = self._database(self.pg_server_url)
-        db_url = self._database(self.pg_server_url)
+        db_url = self.db_url = self._database(self.pg_server_url)
         nova_db = self._database(self.pg_server_url)
         api_port = processes.free_port()
         self.url = 'http://127.0.0.1:%d' % api_port
