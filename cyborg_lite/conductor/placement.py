@@ -140,6 +140,35 @@ class PlacementClient:
         return self._call('PUT', '/resource_providers/%s' % uuid, {
             'name': name, 'parent_provider_uuid': parent_uuid}).json()
 
+    def create_child_provider(self, uuid: str, name: str,
+                              parent_uuid: str) -> Optional[dict]:
+        """``POST /resource_providers`` without reading first: the new
+        provider (its ``generation`` included), or None when Placement
+        has one of that uuid or name already (409)."""
+        resp = self._call('POST', '/resource_providers', {
+            'uuid': uuid, 'name': name,
+            'parent_provider_uuid': parent_uuid}, ok=(200, 409))
+        return resp.json() if resp.status_code == 200 else None
+
+    def fill_new_provider(self, rp: dict, inventories: dict,
+                          traits: Iterable[str]) -> None:
+        """Give a provider that ``create_child_provider`` just made (no
+        inventory, no trait, its generation known) its inventories
+        (``{rc: record}``) and traits: one write each, no read. The
+        classes and traits must exist."""
+        generation = rp['generation']
+        url = '/resource_providers/%s' % rp['uuid']
+        if inventories:
+            generation = self._call('PUT', url + '/inventories', {
+                'resource_provider_generation': generation,
+                'inventories': inventories}).json()[
+                    'resource_provider_generation']
+        wanted = sorted(set(traits))
+        if wanted:
+            self._call('PUT', url + '/traits', {
+                'traits': wanted,
+                'resource_provider_generation': generation})
+
     def delete_provider(self, uuid: str) -> bool:
         """``DELETE /resource_providers/{uuid}``; False when absent."""
         resp = self._call('DELETE', '/resource_providers/%s' % uuid,

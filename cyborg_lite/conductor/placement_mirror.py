@@ -88,7 +88,7 @@ class PlacementMirror:
         if added:
             parent = self._parent(hostname)
             for dep in added:
-                self._write(parent, dep, dep.name in reserved)
+                self._write(parent, dep, dep.name in reserved, new=True)
         for dep_change in changed:
             self._update(dep_change.old, dep_change.new,
                          dep_change.new.name in reserved)
@@ -96,21 +96,22 @@ class PlacementMirror:
             self._reserve_in_full(dep)
         return self.delete_deployables(d.name for d in removed)
 
-    def sync_host(self, hostname, devices, reserved=()):
+    def sync_host(self, hostname, devices, reserved=(), new=False):
         """Make Placement hold exactly ``devices`` (as stored) for a host.
 
         Creates or fixes every deployable's provider, and deletes child
         providers of the compute node that look like ours (uuid derived
         from the name) but whose deployable is gone. ``reserved`` names
-        the deployables whose inventories are reserved in full. Returns
-        the names of the providers kept because an allocation still uses
-        them.
+        the deployables whose inventories are reserved in full; ``new``:
+        the devices are new (a host's first report), so their providers
+        are most likely new too (see ``_write``). Returns the names of
+        the providers kept because an allocation still uses them.
         """
         deployables = [dep for dev in devices for dep in dev.deployables]
         parent = self._parent(hostname)
         self._ensure_classes_and_traits(deployables)
         for dep in deployables:
-            self._write(parent, dep, dep.name in reserved)
+            self._write(parent, dep, dep.name in reserved, new=new)
         wanted = {rp_uuid_of(d.name) for d in deployables}
         stale = [rp['name'] for rp in self._children(parent)
                  if rp['uuid'] not in wanted
@@ -173,8 +174,27 @@ class PlacementMirror:
         self.client.ensure_traits(sorted(
             {t for d in deployables for t in d.traits}))
 
-    def _write(self, parent, dep, in_full=False):
+    def _write(self, parent, dep, in_full=False, new=False):
+        """Create or fix a deployable's provider. A ``new`` deployable
+        (just added to the database) is most likely new to Placement
+        too: its provider is created and filled in three writes, no
+        read; one that Placement has already (a database restored) is
+        read and fixed as any other."""
         rp_uuid = rp_uuid_of(dep.name)
+        created = new and self.client.create_child_provider(
+            rp_uuid, dep.name, parent)
+        if created:
+            inventories = {}
+            if dep.resource_class:
+                total = dep.num_accelerators
+                inventories[dep.resource_class] = {
+                    'total': total, 'reserved': total if in_full else 0,
+                    'max_unit': total}
+            else:
+                LOG.warning('Deployable %s has no resource class; its '
+                            'provider has no inventory', dep.name)
+            self.client.fill_new_provider(created, inventories, dep.traits)
+            return
         self.client.ensure_child_provider(rp_uuid, dep.name, parent)
         if dep.resource_class:
             self._set_inventory(rp_uuid, dep.resource_class,

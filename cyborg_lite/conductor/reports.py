@@ -56,14 +56,17 @@ class ReportService:
             return self._host_locks.setdefault(hostname, threading.Lock())
 
     def _report(self, hostname, devices, digest):
+        if digest is not None and \
+                db_reports.get_digest(self._db, hostname) == digest:
+            # Unchanged, the common case: one indexed read, and the
+            # devices are not even decoded.
+            return self._unchanged(hostname)
         reported = [model.DriverDevice.from_dict(d) for d in devices]
         digest = digest or model.report_digest(reported)
         for attempt in range(1, REPORT_ATTEMPTS + 1):
             stored_digest = db_reports.get_digest(self._db, hostname)
             if stored_digest == digest:
-                if self._needs_sync(hostname):
-                    self._mirror_host(hostname)
-                return {'changed': False}
+                return self._unchanged(hostname)
             stored = db_reports.load_host(self._db, hostname)
             diff = inventory.diff_host(stored, reported)
             try:
@@ -77,7 +80,25 @@ class ReportService:
                     raise
                 LOG.debug('Report from %s overtaken by another; diffing '
                           'again', hostname)
+        self._mirror_report(hostname, reported, stored_digest, diff, applied)
+        if applied.returned:
+            self._free_returned(hostname, applied.returned)
         kept = applied.kept
+        summary = {'changed': not diff.empty, 'added': len(diff.added),
+                   'removed': len(diff.removed) - len(kept),
+                   'vanished': len(kept), 'updated': len(diff.changed)}
+        LOG.info('Report from %s: %s', hostname, summary)
+        return summary
+
+    def _unchanged(self, hostname):
+        if self._needs_sync(hostname):
+            self._mirror_host(hostname)
+        return {'changed': False}
+
+    def _mirror_report(self, hostname, reported, stored_digest, diff,
+                       applied):
+        """Mirror what a report wrote into Placement: the diff, or the
+        whole host when it is not known to be in step."""
         if db_reports.is_pending(stored_digest):
             # The host was not as its last report said (a removal that
             # waited for an ARQ, a purge): Placement is mirrored in full,
@@ -86,32 +107,34 @@ class ReportService:
             with self._lock:
                 self._synced.discard(hostname)
         if self._needs_sync(hostname):
-            self._mirror_host(hostname)
+            # A host's first report (no digest stored before) stores
+            # the devices reported, as they are, and none disabled.
+            self._mirror_host(hostname, reported if stored_digest is None
+                              else None)
         elif self._mirror is not None and not diff.empty:
-            self._mirror_diff(hostname, diff, kept)
+            self._mirror_diff(hostname, diff, applied.kept)
             if db_reports.get_digest(self._db, hostname) != applied.digest:
                 LOG.info('Host %s changed while its report was mirrored; '
                          'mirroring it in full', hostname)
                 with self._lock:
                     self._synced.discard(hostname)
                 self._mirror_host(hostname)
-        if applied.returned:
-            self._free_returned(hostname, applied.returned)
-        summary = {'changed': not diff.empty, 'added': len(diff.added),
-                   'removed': len(diff.removed) - len(kept),
-                   'vanished': len(kept), 'updated': len(diff.changed)}
-        LOG.info('Report from %s: %s', hostname, summary)
-        return summary
 
     def _needs_sync(self, hostname):
         return self._mirror is not None and hostname not in self._synced
 
-    def _mirror_host(self, hostname):
-        """Mirror the host's stored devices in full (no DB write)."""
+    def _mirror_host(self, hostname, first_report=None):
+        """Mirror the host's stored devices in full (no DB write).
+        ``first_report``: the devices of the host's first report, just
+        stored, whose providers Placement most likely lacks."""
         try:
-            kept = self._mirror.sync_host(
-                hostname, db_reports.load_host(self._db, hostname),
-                db_reports.reserved_deployables(self._db, hostname))
+            if first_report is not None:
+                kept = self._mirror.sync_host(hostname, first_report,
+                                              new=True)
+            else:
+                kept = self._mirror.sync_host(
+                    hostname, db_reports.load_host(self._db, hostname),
+                    db_reports.reserved_deployables(self._db, hostname))
         except Exception:
             LOG.exception('Mirroring host %s into Placement failed; the '
                           'next report tries again', hostname)

@@ -89,6 +89,8 @@ def load_host(db, hostname):
     with db.reader() as session:
         devices = list(session.scalars(sa.select(models.Device).where(
             models.Device.hostname == hostname)))
+        if not devices:
+            return []
         dev_ids = [d.id for d in devices]
         cpids = {c.device_id: c for c in session.scalars(
             sa.select(models.ControlpathID)
@@ -129,41 +131,91 @@ def _new_uuid():
     return uuidutils.generate_uuid()
 
 
-def _add_deployable(session, device_id, cpid_id, dep, rp_uuid_of):
-    row = models.Deployable(uuid=_new_uuid(), name=dep.name,
-                            num_accelerators=dep.num_accelerators,
-                            device_id=device_id, driver_name=dep.driver_name,
-                            rp_uuid=rp_uuid_of(dep.name))
-    session.add(row)
-    session.flush()
-    for attr in dep.attributes:
-        session.add(models.Attribute(uuid=_new_uuid(), deployable_id=row.id,
-                                     key=attr.key, value=attr.value))
-    _add_handles(session, row.id, cpid_id, dep.attach_handles)
+def _ids_by_uuid(session, model_cls, uuids):
+    """``{uuid: id}`` of rows just inserted, in one read: MySQL has no
+    INSERT ... RETURNING for many rows."""
+    return dict(session.execute(sa.select(model_cls.uuid, model_cls.id)
+                                .where(model_cls.uuid.in_(uuids))).all())
+
+
+def _add_deployables(session, placed, rp_uuid_of):
+    """Insert deployables with their attributes and handles: ``placed``
+    is ``[(device_id, cpid_id, DriverDeployable)]``. One INSERT per
+    table and one read of the new ids, however many there are."""
+    if not placed:
+        return
+    uuids = [_new_uuid() for _ in placed]
+    session.execute(sa.insert(models.Deployable), [
+        {'uuid': uuid, 'name': dep.name,
+         'num_accelerators': dep.num_accelerators, 'device_id': device_id,
+         'driver_name': dep.driver_name, 'rp_uuid': rp_uuid_of(dep.name)}
+        for uuid, (device_id, _cpid_id, dep) in zip(uuids, placed,
+                                                    strict=True)])
+    ids = _ids_by_uuid(session, models.Deployable, uuids)
+    attributes, handles = [], []
+    for uuid, (_device_id, cpid_id, dep) in zip(uuids, placed, strict=True):
+        attributes += [{'uuid': _new_uuid(), 'deployable_id': ids[uuid],
+                        'key': attr.key, 'value': attr.value}
+                       for attr in dep.attributes]
+        handles += _handle_rows(ids[uuid], cpid_id, dep.attach_handles)
+    if attributes:
+        session.execute(sa.insert(models.Attribute), attributes)
+    if handles:
+        session.execute(sa.insert(models.AttachHandle), handles)
+
+
+def _handle_rows(deployable_id, cpid_id, handles):
+    return [{'uuid': _new_uuid(), 'deployable_id': deployable_id,
+             'cpid_id': cpid_id, 'attach_type': h.attach_type,
+             'attach_info': h.attach_info, 'in_use': False}
+            for h in handles]
 
 
 def _add_handles(session, deployable_id, cpid_id, handles):
-    for h in handles:
-        session.add(models.AttachHandle(
-            uuid=_new_uuid(), deployable_id=deployable_id, cpid_id=cpid_id,
-            attach_type=h.attach_type, attach_info=h.attach_info,
-            in_use=False))
+    if handles:
+        session.execute(sa.insert(models.AttachHandle),
+                        _handle_rows(deployable_id, cpid_id, handles))
 
 
-def _add_device(session, hostname, dev, rp_uuid_of):
-    row = models.Device(uuid=_new_uuid(), type=dev.type, vendor=dev.vendor,
-                        model=dev.model, std_board_info=dev.std_board_info,
-                        vendor_board_info=dev.vendor_board_info,
-                        hostname=hostname, status='enabled')
-    session.add(row)
-    session.flush()
-    cpid = models.ControlpathID(uuid=_new_uuid(), device_id=row.id,
-                                cpid_type=dev.controlpath_type,
-                                cpid_info=dev.controlpath_info)
-    session.add(cpid)
-    session.flush()
-    for dep in dev.deployables:
-        _add_deployable(session, row.id, cpid.id, dep, rp_uuid_of)
+def _add_devices(session, hostname, devices, rp_uuid_of):
+    """Insert a host's new devices, with their control paths,
+    deployables, attributes and handles, in a few statements however
+    many there are (a host's first report, or one after a database
+    restore, adds them all). A device the host has already (a report
+    applied meanwhile) is left as it is."""
+    if not devices:
+        return
+    stored = set(session.scalars(
+        sa.select(models.ControlpathID.cpid_info)
+        .join(models.Device,
+              models.Device.id == models.ControlpathID.device_id)
+        .where(models.Device.hostname == hostname,
+               models.ControlpathID.cpid_info.in_(
+                   [d.controlpath_info for d in devices]))))
+    devices = [d for d in devices if d.controlpath_info not in stored]
+    if not devices:
+        return
+    device_uuids = [_new_uuid() for _ in devices]
+    session.execute(sa.insert(models.Device), [
+        {'uuid': uuid, 'type': dev.type, 'vendor': dev.vendor,
+         'model': dev.model, 'std_board_info': dev.std_board_info,
+         'vendor_board_info': dev.vendor_board_info, 'hostname': hostname,
+         'status': 'enabled'}
+        for uuid, dev in zip(device_uuids, devices, strict=True)])
+    device_ids = _ids_by_uuid(session, models.Device, device_uuids)
+    cpid_uuids = [_new_uuid() for _ in devices]
+    session.execute(sa.insert(models.ControlpathID), [
+        {'uuid': cpid_uuid, 'device_id': device_ids[device_uuid],
+         'cpid_type': dev.controlpath_type,
+         'cpid_info': dev.controlpath_info}
+        for cpid_uuid, device_uuid, dev in zip(cpid_uuids, device_uuids,
+                                               devices, strict=True)])
+    cpid_ids = _ids_by_uuid(session, models.ControlpathID, cpid_uuids)
+    _add_deployables(session, [
+        (device_ids[device_uuid], cpid_ids[cpid_uuid], dep)
+        for device_uuid, cpid_uuid, dev in zip(device_uuids, cpid_uuids,
+                                               devices, strict=True)
+        for dep in dev.deployables], rp_uuid_of)
 
 
 def _device_row(session, hostname, cpid_info):
@@ -220,8 +272,9 @@ def _change_device(session, hostname, change, rp_uuid_of) -> bool:
         for field in ('type', 'vendor', 'model', 'std_board_info',
                       'vendor_board_info'):
             setattr(device, field, getattr(change.new, field))
-    for dep in change.deployables_added:
-        _add_deployable(session, device.id, cpid_id, dep, rp_uuid_of)
+    _add_deployables(session, [(device.id, cpid_id, dep)
+                               for dep in change.deployables_added],
+                     rp_uuid_of)
     if change.deployables_removed:
         names = [d.name for d in change.deployables_removed]
         ids = list(session.scalars(sa.select(models.Deployable.id).where(
@@ -247,10 +300,11 @@ def _change_deployable(session, device_id, cpid_id, change) -> bool:
     if change.attributes_changed:
         session.execute(sa.delete(models.Attribute).where(
             models.Attribute.deployable_id == row.id))
-        for attr in change.new.attributes:
-            session.add(models.Attribute(uuid=_new_uuid(),
-                                         deployable_id=row.id,
-                                         key=attr.key, value=attr.value))
+        if change.new.attributes:
+            session.execute(sa.insert(models.Attribute), [
+                {'uuid': _new_uuid(), 'deployable_id': row.id,
+                 'key': attr.key, 'value': attr.value}
+                for attr in change.new.attributes])
     _add_handles(session, row.id, cpid_id, change.handles_added)
     removed = [h.attach_info for h in change.handles_removed]
     complete = True
@@ -286,9 +340,7 @@ def apply_diff(db, hostname, diff, digest, rp_uuid_of, reported_cpids=(),
     kept = []
     with db.writer() as session:
         _swap_digest(session, hostname, diffed_digest, digest)
-        for dev in diff.added:
-            if _device_row(session, hostname, dev.controlpath_info) is None:
-                _add_device(session, hostname, dev, rp_uuid_of)
+        _add_devices(session, hostname, diff.added, rp_uuid_of)
         for dev in diff.removed:
             if not _remove_device(session, hostname, dev):
                 kept.append(dev)

@@ -14,6 +14,7 @@ import requests
 import sqlalchemy as sa
 
 from cyborg_lite.allinone import hosts as allinone_hosts
+from cyborg_lite import model
 from cyborg_lite.conductor import placement as placement_client
 from cyborg_lite.conductor import placement_mirror
 from cyborg_lite.conductor import reports
@@ -155,6 +156,73 @@ def test_unchanged_report_costs_no_writes(stack, placement, host):
     report(service, host, devices)
     assert db.reads - reads == 1
     assert len(placement.children(host)) == 2
+
+
+def _new_host(stack):
+    name = 'rhost-%s.test' % uuid.uuid4().hex[:8]
+    allinone_hosts.register_compute_nodes(stack.aio.conf, [name])
+    return name
+
+
+def test_a_hosts_first_report_is_written_in_bulk(stack, placement):
+    """However many devices a new host has, its first report costs the
+    same few DB statements; in Placement, two reads (the compute node,
+    its tree) and three writes per provider: no read before them."""
+    service = stack.aio.conductor.reports
+    # The class and trait exist already (as they do after the first
+    # host of a region).
+    stack.aio.conductor.mirror.client.ensure_traits(['CUSTOM_FPGA_TEST'])
+    costs = {}
+    for count in (1, 8):
+        host = _new_host(stack)
+        devices = [fpga(host, address='0000:%02x:00.0' % (0x60 + n),
+                        handles=3) for n in range(count)]
+        summary, costs[count] = counted(
+            stack, lambda h=host, d=devices: report(service, h, d))
+        assert summary['added'] == count
+        assert placement.children(host) == sorted(
+            d.deployables[0].name for d in devices)
+        for dev in devices:
+            rp = rp_uuid_of(dev.deployables[0].name)
+            inv = placement.inventories(rp)['FPGA']
+            assert (inv['total'], inv['max_unit'], inv['reserved']) == (
+                3, 3, 0)
+            assert placement.traits(rp) == ['CUSTOM_FPGA_TEST']
+        stored = db_reports.load_host(stack.aio.db, host)
+        assert sorted(stored, key=lambda d: d.controlpath_info) == sorted(
+            devices, key=lambda d: d.controlpath_info)
+    assert costs[8][0] == costs[1][0] <= 8
+    assert costs[8][1:] == (2, 3 * 8)
+
+
+def test_a_first_report_fixes_the_providers_placement_has(stack, placement):
+    """A host new to the database whose providers Placement holds (a
+    database restored from before): each is read and fixed."""
+    service = stack.aio.conductor.reports
+    host = _new_host(stack)
+    dev = fpga(host)
+    name = dev.deployables[0].name
+    client = stack.aio.conductor.mirror.client
+    root = client.get_provider_by_name(host)['uuid']
+    client.ensure_child_provider(rp_uuid_of(name), name, root)
+    client.set_inventory(rp_uuid_of(name), 'FPGA', 9)
+    client.set_traits(rp_uuid_of(name), ['CUSTOM_FPGA_OTHER'])
+    assert report(service, host, [dev])['added'] == 1
+    inv = placement.inventories(rp_uuid_of(name))['FPGA']
+    assert (inv['total'], inv['max_unit']) == (2, 2)
+    assert placement.traits(rp_uuid_of(name)) == ['CUSTOM_FPGA_TEST']
+    assert placement.children(host) == [name]
+
+
+def test_an_unchanged_report_is_not_decoded(stack, host):
+    """With the digest the agent sends, an unchanged report is answered
+    from one read, whatever its devices hold."""
+    service = stack.aio.conductor.reports
+    devices = [fpga(host)]
+    digest = model.report_digest(devices)
+    service.report(host, [d.to_dict() for d in devices], digest)
+    assert service.report(host, [{'not': 'a device'}], digest) == {
+        'changed': False}
 
 
 def test_conductor_restart_heals_placement(stack, placement, host):
