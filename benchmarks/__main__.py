@@ -62,6 +62,11 @@ class RssSampler:
                 except psutil.Error:
                     pass
 
+    def add(self, name, pid):
+        """Sample one more process from now on."""
+        self.procs = dict(self.procs, **{name: psutil.Process(pid)})
+        self.peak.setdefault(name, 0)
+
     def stop(self):
         self._stop.set()
         self._thread.join()
@@ -241,6 +246,27 @@ def bench_live_arqs(args):
     return result
 
 
+def bench_region(args):
+    """A region's hosts reporting beside the lifecycle
+    (``benchmarks.region``), with two conductors."""
+    from benchmarks import region
+    args.conductors = max(args.conductors, 2)
+    system, description = _system(args)
+    system.start()
+    sampler = RssSampler(system.server_pids())
+    try:
+        hostname, rp_uuid = _setup(system.url, 0)
+        result = region.run(system, 'bench-fpga', hostname, rp_uuid,
+                            args.hosts, args.period, args.changed,
+                            args.duration, args.baseline, sampler)
+    finally:
+        result_rss = sampler.stop()
+        system.stop()
+    result['peak_rss_mb'] = result_rss
+    result['system'] = description
+    return result
+
+
 def parse_args(argv):
     parser = argparse.ArgumentParser(prog='python -m benchmarks')
     parser.add_argument('--topology',
@@ -294,7 +320,18 @@ def parse_args(argv):
                         type=lambda v: [int(c) for c in v.split(',') if c])
     parser.add_argument('--only', choices=['lifecycle', 'reports', 'build',
                                            'nova-events', 'api-cpu',
-                                           'live-arqs'])
+                                           'live-arqs', 'region'])
+    parser.add_argument('--hosts', type=int, default=10000,
+                        help='simulated hosts of --only region')
+    parser.add_argument('--period', type=float, default=60.0,
+                        help="each simulated host's report interval "
+                             "(--only region)")
+    parser.add_argument('--changed', type=float, default=0.01,
+                        help='the share of reports with a change '
+                             '(--only region)')
+    parser.add_argument('--baseline', type=float, default=60.0,
+                        help='seconds of the lifecycle alone before the '
+                             'fleet reports (--only region)')
     parser.add_argument('--chart', help='write a PNG of throughput and p95 '
                                         'latency against concurrency')
     return parser.parse_args(argv)
@@ -315,6 +352,8 @@ def main(argv=None):
             chart.write(report['lifecycle'], args.chart)
     if args.only == 'live-arqs':
         report['live_arqs'] = bench_live_arqs(args)
+    if args.only == 'region':
+        report['region'] = bench_region(args)
     if args.only in (None, 'reports'):
         from benchmarks import reports
         report['agent_reports'] = reports.run(args.report_hosts)

@@ -8,12 +8,18 @@ mirror is configured.
 
 The first report of a host that this conductor sees (and the first after
 a failed Placement write) mirrors the host's whole stored inventory
-instead of the diff, so that a conductor restart heals Placement drift.
-That full mirror reads the DB and writes only to Placement.
+instead of the diff, so that a conductor restart heals Placement drift;
+unless another conductor mirrored the host in full since this one
+started (``host_reports.mirrored_at``, which a failed Placement write
+clears): with several conductors, a host is mirrored in full once per
+conductor start, not once per conductor. That full mirror reads the DB,
+writes Placement, and sets the host's ``mirrored_at``.
 """
 
 import logging
 import threading
+
+from oslo_utils import timeutils
 
 from cyborg_lite import model
 from cyborg_lite.conductor import inventory
@@ -32,7 +38,11 @@ class ReportService:
     def __init__(self, db, mirror=None):
         self._db = db
         self._mirror = mirror
-        self._synced = set()  # hosts mirrored in full since our start
+        self._started = timeutils.utcnow()
+        # Hosts that Placement holds as stored, as far as this conductor
+        # knows: mirrored in full since its start, by it or by another
+        # conductor (``host_reports.mirrored_at``).
+        self._synced = set()
         self._lock = threading.Lock()
         self._host_locks = {}  # hostname -> Lock: one report at a time
 
@@ -56,15 +66,18 @@ class ReportService:
             return self._host_locks.setdefault(hostname, threading.Lock())
 
     def _report(self, hostname, devices, digest):
-        if digest is not None and \
-                db_reports.get_digest(self._db, hostname) == digest:
+        stored_digest, mirrored_at = db_reports.get_report_state(
+            self._db, hostname)
+        self._trust_mirror(hostname, mirrored_at)
+        if digest is not None and stored_digest == digest:
             # Unchanged, the common case: one indexed read, and the
             # devices are not even decoded.
             return self._unchanged(hostname)
         reported = [model.DriverDevice.from_dict(d) for d in devices]
         digest = digest or model.report_digest(reported)
         for attempt in range(1, REPORT_ATTEMPTS + 1):
-            stored_digest = db_reports.get_digest(self._db, hostname)
+            if attempt > 1:
+                stored_digest = db_reports.get_digest(self._db, hostname)
             if stored_digest == digest:
                 return self._unchanged(hostname)
             stored = db_reports.load_host(self._db, hostname)
@@ -104,8 +117,7 @@ class ReportService:
             # waited for an ARQ, a purge): Placement is mirrored in full,
             # which also deletes the providers of a purge whose own
             # Placement writes were not made.
-            with self._lock:
-                self._synced.discard(hostname)
+            self._distrust_mirror(hostname)
         if self._needs_sync(hostname):
             # A host's first report (no digest stored before) stores
             # the devices reported, as they are, and none disabled.
@@ -116,12 +128,26 @@ class ReportService:
             if db_reports.get_digest(self._db, hostname) != applied.digest:
                 LOG.info('Host %s changed while its report was mirrored; '
                          'mirroring it in full', hostname)
-                with self._lock:
-                    self._synced.discard(hostname)
+                self._distrust_mirror(hostname)
                 self._mirror_host(hostname)
 
     def _needs_sync(self, hostname):
         return self._mirror is not None and hostname not in self._synced
+
+    def _trust_mirror(self, hostname, mirrored_at):
+        """A host that a conductor mirrored in full since this one
+        started is in step: this one need not mirror it again."""
+        if mirrored_at is not None and mirrored_at >= self._started and \
+                hostname not in self._synced:
+            with self._lock:
+                self._synced.add(hostname)
+
+    def _distrust_mirror(self, hostname):
+        """The host must be mirrored in full at its next report, by
+        whichever conductor takes it."""
+        with self._lock:
+            self._synced.discard(hostname)
+        db_reports.clear_mirrored(self._db, hostname)
 
     def _mirror_host(self, hostname, first_report=None):
         """Mirror the host's stored devices in full (no DB write).
@@ -145,6 +171,8 @@ class ReportService:
             return
         with self._lock:
             self._synced.add(hostname)
+        db_reports.set_mirrored(self._db, hostname, timeutils.utcnow(),
+                                db_reports.get_digest(self._db, hostname))
         LOG.info('Mirrored host %s into Placement', hostname)
 
     def _mirror_diff(self, hostname, diff, kept):
@@ -163,8 +191,7 @@ class ReportService:
                           'report mirrors the host in full', hostname)
             still_allocated = True
         if still_allocated:
-            with self._lock:
-                self._synced.discard(hostname)
+            self._distrust_mirror(hostname)
 
     def _free_returned(self, hostname, names):
         """Free the inventories of deployables whose device came back to
@@ -204,6 +231,7 @@ class ReportService:
         """Mirror every host in full at its next report."""
         with self._lock:
             self._synced.clear()
+        db_reports.clear_mirrored(self._db)
 
     def set_reserved(self, deployables, status):
         """Reserve a disabled device's inventory in Placement (all of

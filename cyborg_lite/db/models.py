@@ -219,6 +219,10 @@ class HostReport(Base):
     id = sa.Column(sa.Integer, primary_key=True)
     hostname = sa.Column(sa.String(255), nullable=False, unique=True)
     digest = sa.Column(sa.String(64), nullable=False)
+    # When a conductor last made Placement hold the host as stored
+    # (NULL: not known to be in step), so that the other conductors
+    # need not mirror it again.
+    mirrored_at = sa.Column(DATETIME, nullable=True)
 
 
 class ProgramRequest(Base):

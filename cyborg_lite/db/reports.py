@@ -19,9 +19,39 @@ from cyborg_lite.db import models
 
 
 def get_digest(db, hostname):
+    return get_report_state(db, hostname)[0]
+
+
+def get_report_state(db, hostname):
+    """``(digest, mirrored_at)`` of the host's last applied report, in
+    one indexed read; ``(None, None)`` for a host never reported."""
     with db.reader() as session:
-        return session.scalar(sa.select(models.HostReport.digest).where(
-            models.HostReport.hostname == hostname))
+        row = session.execute(
+            sa.select(models.HostReport.digest,
+                      models.HostReport.mirrored_at)
+            .where(models.HostReport.hostname == hostname)).first()
+    return tuple(row) if row is not None else (None, None)
+
+
+def set_mirrored(db, hostname, when, digest):
+    """Placement holds the host as stored at ``digest`` since ``when``;
+    nothing is written if the host has changed since."""
+    with db.writer() as session:
+        session.execute(sa.update(models.HostReport).where(
+            models.HostReport.hostname == hostname,
+            models.HostReport.digest == digest).values(mirrored_at=when))
+
+
+def clear_mirrored(db, hostname=None):
+    """Placement is not known to hold the host (every host with None)
+    as stored: the next report of it mirrors it in full, whichever
+    conductor takes it."""
+    query = sa.update(models.HostReport).values(mirrored_at=None)
+    if hostname is not None:
+        query = query.where(models.HostReport.hostname == hostname)
+    with db.writer() as session:
+        session.execute(query.where(models.HostReport.mirrored_at.isnot(
+            None)))
 
 
 def pending_digest():

@@ -191,7 +191,8 @@ def test_a_hosts_first_report_is_written_in_bulk(stack, placement):
         stored = db_reports.load_host(stack.aio.db, host)
         assert sorted(stored, key=lambda d: d.controlpath_info) == sorted(
             devices, key=lambda d: d.controlpath_info)
-    assert costs[8][0] == costs[1][0] <= 8
+    # The digest, one INSERT per table, and the host's mirrored_at.
+    assert costs[8][0] == costs[1][0] <= 9
     assert costs[8][1:] == (2, 3 * 8)
 
 
@@ -238,16 +239,38 @@ def test_conductor_restart_heals_placement(stack, placement, host):
     assert lost not in placement.children(host)
 
     # A new conductor mirrors each host in full on its first report,
-    # without writing to the DB; later reports cost nothing.
+    # writing only the host's mirrored_at to the DB; later reports cost
+    # nothing.
     restarted = reports.ReportService(stack.aio.db, stack.aio.conductor.mirror)
     summary, cost = counted(stack, lambda: report(restarted, host, devices))
     assert summary == {'changed': False}
-    assert cost[0] == 0
+    assert cost[0] == 1
     assert placement.children(host) == sorted(
         d.deployables[0].name for d in devices)
     assert placement.inventories(rp_uuid_of(lost))['FPGA']['total'] == 2
     _, cost = counted(stack, lambda: report(restarted, host, devices))
     assert cost == (0, 0, 0)
+
+
+def test_a_host_one_conductor_mirrored_is_not_mirrored_again(
+        stack, placement):
+    """With two conductors, a host that one mirrored in full since the
+    other started costs the other nothing; a failed Placement write
+    makes whichever takes the next report mirror it in full."""
+    first = stack.aio.conductor.reports
+    other = reports.ReportService(stack.aio.db, stack.aio.conductor.mirror)
+    host = _new_host(stack)
+    devices = [fpga(host)]
+    digest = model.report_digest(devices)
+    body = [d.to_dict() for d in devices]
+    first.report(host, body, digest)
+    summary, cost = counted(stack, lambda: other.report(host, body, digest))
+    assert (summary, cost) == ({'changed': False}, (0, 0, 0))
+
+    db_reports.clear_mirrored(stack.aio.db, host)
+    third = reports.ReportService(stack.aio.db, stack.aio.conductor.mirror)
+    _, cost = counted(stack, lambda: third.report(host, body, digest))
+    assert cost[1] > 0 and cost[0] == 1
 
 
 def _fpga_deployable(stack, hostname):
