@@ -5,6 +5,8 @@ parsing of the values (request groups, traits, aggregates) follows in
 ``placement_stub.request_groups``.
 """
 
+import functools
+
 NUMERIC_SUFFIX = '[1-9][0-9]*'
 STRING_SUFFIX = '[a-zA-Z0-9_-]{1,64}'
 GROUP_KEYS = ('resources', 'required', 'member_of', 'in_tree')
@@ -21,8 +23,10 @@ def _grouped_keys(version):
     return {'^%s(%s)?$' % (key, suffix): STRING for key in keys}
 
 
+@functools.lru_cache(maxsize=None)
 def get_schema(version) -> dict:
-    """The query schema of the request's microversion."""
+    """The query schema of the request's microversion (one object per
+    version: validators are cached by schema)."""
     properties = {}
     schema = {'type': 'object', 'properties': properties,
               'additionalProperties': False}
