@@ -52,6 +52,13 @@ class ServiceUnavailable(CyborgLiteException):
     msg_fmt = 'Service unavailable: %(reason)s'
 
 
+class ConductorTooOld(ServiceUnavailable):
+    msg_fmt = ('%(method)s needs conductor RPC API %(needed)s, and this '
+               'service sends at most %(cap)s ([upgrade_levels] conductor):'
+               ' it is served once every conductor is upgraded and the '
+               'cap is raised. Try again later.')
+
+
 # --- device profiles --------------------------------------------------
 
 class DeviceProfileNotFound(NotFound):

@@ -24,6 +24,20 @@
 #                                         # CYBORG_LITE_BENCH_PG_URL
 #
 # ``stop`` stops it too.
+#
+# A three-node RabbitMQ cluster (nodes cyborg-lite-r1..r3@localhost,
+# AMQP on CYBORG_LITE_RABBIT_CLUSTER_PORT (15681) and the two ports
+# after it, Erlang distribution from CYBORG_LITE_RABBIT_CLUSTER_DIST_PORT
+# (15691), one epmd on CYBORG_LITE_RABBIT_CLUSTER_EPMD_PORT (15690)),
+# for the tests of a node's loss:
+#
+#   eval "$(tools/test-setup.sh start-rabbit-cluster)"   # sets
+#                                   # CYBORG_LITE_TEST_RABBIT_CLUSTER_URL
+#   tools/test-setup.sh stop-rabbit-node N    # rabbitmqctl stop
+#   tools/test-setup.sh start-rabbit-node N   # back in the cluster
+#   tools/test-setup.sh rabbit-cluster-ctl N ARGS...   # rabbitmqctl
+#
+# ``stop`` stops it too.
 set -euo pipefail
 
 TEST_DIR=${CYBORG_LITE_TEST_DIR:-/tmp/cyborg-lite-test}
@@ -39,6 +53,11 @@ WITH_RABBIT=${CYBORG_LITE_TEST_RABBIT:-1}
 MYSQL_DIR=$TEST_DIR/mariadb
 MYSQL_PORT=${CYBORG_LITE_MYSQL_PORT:-15306}
 WITH_MYSQL=${CYBORG_LITE_TEST_MYSQL:-1}
+RMQC_DIR=$TEST_DIR/rabbit-cluster
+RMQC_PORT=${CYBORG_LITE_RABBIT_CLUSTER_PORT:-15681}
+RMQC_DIST_PORT=${CYBORG_LITE_RABBIT_CLUSTER_DIST_PORT:-15691}
+RMQC_EPMD_PORT=${CYBORG_LITE_RABBIT_CLUSTER_EPMD_PORT:-15690}
+RMQC_NODES=3
 
 log() { echo "test-setup: $*" >&2; }
 
@@ -247,6 +266,139 @@ stop_rabbit() {
         "$RMQ_DIR/epmd.pid"
 }
 
+# The cluster's node $1 (1 to 3): its own name, ports and directories,
+# one epmd and one Erlang cookie for the three.
+rmqc_env() {
+    local dir=$RMQC_DIR/r$1
+    export HOME=$dir \
+        RABBITMQ_NODENAME=cyborg-lite-r$1@localhost \
+        RABBITMQ_USE_LONGNAME=false \
+        RABBITMQ_DIST_PORT=$((RMQC_DIST_PORT + $1 - 1)) \
+        ERL_EPMD_PORT=$RMQC_EPMD_PORT \
+        ERL_EPMD_ADDRESS=127.0.0.1 \
+        RABBITMQ_MNESIA_BASE=$dir/mnesia \
+        RABBITMQ_LOG_BASE=$dir/log \
+        RABBITMQ_CONFIG_FILE=$dir/rabbitmq.conf \
+        RABBITMQ_ENABLED_PLUGINS_FILE=$dir/enabled_plugins \
+        RABBITMQ_PID_FILE=$dir/rabbitmq.pid \
+        RABBITMQ_SERVER_ADDITIONAL_ERL_ARGS="-kernel inet_dist_use_interface {127,0,0,1}"
+}
+
+rmqc_ctl() {
+    local node=$1
+    shift
+    (rmqc_env "$node"; /usr/lib/rabbitmq/bin/rabbitmqctl -q "$@")
+}
+
+# Start node $1 with what its directory holds (a stopped node comes
+# back into the cluster it was in).
+start_rabbit_node() {
+    local i=$1 dir=$RMQC_DIR/r$1 port=$((RMQC_PORT + $1 - 1))
+    if pid_alive "$(cat "$dir/rabbitmq.pid" 2>/dev/null || true)" \
+            && port_open "$port"; then
+        log "RabbitMQ node r$i already running"
+        return 0
+    fi
+    mkdir -p "$dir/mnesia" "$dir/log"
+    {
+        echo "listeners.tcp.1 = 127.0.0.1:$port"
+        echo "loopback_users.guest = true"
+        echo "log.console = false"
+        echo "log.file.level = warning"
+    } >"$dir/rabbitmq.conf"
+    echo '[].' >"$dir/enabled_plugins"
+    cp "$RMQC_DIR/cookie" "$dir/.erlang.cookie"
+    chmod 400 "$dir/.erlang.cookie"
+    (
+        rmqc_env "$i"
+        setsid /usr/lib/rabbitmq/bin/rabbitmq-server \
+            >>"$dir/server.out" 2>&1 </dev/null &
+        echo $! >"$dir/launcher.pid"
+    )
+    local tries=0
+    until port_open "$port"; do
+        if [ "$tries" -ge 900 ]; then
+            log "RabbitMQ node r$i did not listen on $port within 90 s;" \
+                "see $dir/server.out and $dir/log"
+            return 1
+        fi
+        sleep 0.1
+        tries=$((tries + 1))
+    done
+    log "RabbitMQ node r$i listening on 127.0.0.1:$port" \
+        "(pid $(cat "$dir/rabbitmq.pid" 2>/dev/null || echo ?))"
+}
+
+# Stop node $1 as an operator does (rabbitmqctl stop): the cluster goes
+# on with the other two.
+stop_rabbit_node() {
+    local i=$1 dir=$RMQC_DIR/r$1 pid launcher
+    pid=$(cat "$dir/rabbitmq.pid" 2>/dev/null || true)
+    launcher=$(cat "$dir/launcher.pid" 2>/dev/null || true)
+    if pid_alive "$pid" || pid_alive "$launcher"; then
+        log "stopping RabbitMQ node r$i (pid ${pid:-$launcher})"
+        rmqc_ctl "$i" stop >/dev/null 2>&1 || true
+        for p in $pid $launcher; do
+            wait_gone "$p" || kill -KILL "$p" 2>/dev/null || true
+        done
+    fi
+    rm -f "$dir/rabbitmq.pid" "$dir/launcher.pid"
+}
+
+start_rabbit_cluster() {
+    local i urls=()
+    if [ -f "$RMQC_DIR/epmd.pid" ] \
+            && pid_alive "$(cat "$RMQC_DIR/epmd.pid")"; then
+        for i in $(seq "$RMQC_NODES"); do
+            start_rabbit_node "$i"
+        done
+    else
+        for port in "$RMQC_EPMD_PORT" $(for i in $(seq "$RMQC_NODES"); do
+                echo $((RMQC_PORT + i - 1)) $((RMQC_DIST_PORT + i - 1))
+                done); do
+            if port_open "$port"; then
+                log "port $port is taken; set CYBORG_LITE_RABBIT_CLUSTER_PORT," \
+                    "CYBORG_LITE_RABBIT_CLUSTER_DIST_PORT," \
+                    "CYBORG_LITE_RABBIT_CLUSTER_EPMD_PORT"
+                return 1
+            fi
+        done
+        rm -rf "$RMQC_DIR"
+        mkdir -p "$RMQC_DIR"
+        head -c 32 /dev/urandom | od -An -tx1 | tr -d ' \n' \
+            | tr a-f A-F >"$RMQC_DIR/cookie"
+        for i in $(seq "$RMQC_NODES"); do
+            start_rabbit_node "$i"
+        done
+        listener_pid "$RMQC_EPMD_PORT" >"$RMQC_DIR/epmd.pid"
+        for i in $(seq 2 "$RMQC_NODES"); do
+            rmqc_ctl "$i" stop_app >/dev/null
+            rmqc_ctl "$i" join_cluster cyborg-lite-r1@localhost >/dev/null
+            rmqc_ctl "$i" start_app >/dev/null
+        done
+        log "RabbitMQ cluster of $RMQC_NODES nodes formed"
+    fi
+    for i in $(seq "$RMQC_NODES"); do
+        urls+=("guest:guest@127.0.0.1:$((RMQC_PORT + i - 1))")
+    done
+    echo "export CYBORG_LITE_TEST_RABBIT_CLUSTER_URL=rabbit://$(IFS=,; echo "${urls[*]}")/"
+}
+
+stop_rabbit_cluster() {
+    [ -d "$RMQC_DIR" ] || return 0
+    local i epmd
+    for i in $(seq "$RMQC_NODES"); do
+        stop_rabbit_node "$i"
+    done
+    epmd=$(cat "$RMQC_DIR/epmd.pid" 2>/dev/null || true)
+    if [ -n "$epmd" ] && [ "$(listener_pid "$RMQC_EPMD_PORT")" = "$epmd" ]; then
+        log "stopping the cluster's epmd (pid $epmd)"
+        kill -TERM "$epmd" 2>/dev/null || true
+        wait_gone "$epmd" || true
+    fi
+    rm -f "$RMQC_DIR/epmd.pid"
+}
+
 start_mysql() {
     local pidfile=$MYSQL_DIR/mariadbd.pid
     if [ -f "$pidfile" ] && kill -0 "$(cat "$pidfile")" 2>/dev/null; then
@@ -298,14 +450,32 @@ case "${1:-start}" in
         install_packages
         start_durable_pg
         ;;
+    start-rabbit-cluster)
+        install_packages
+        start_rabbit_cluster
+        ;;
+    stop-rabbit-node)
+        stop_rabbit_node "${2:?node 1 to 3}"
+        ;;
+    start-rabbit-node)
+        start_rabbit_node "${2:?node 1 to 3}"
+        ;;
+    rabbit-cluster-ctl)
+        # rabbitmqctl against node $2: rabbit-cluster-ctl N ARGS...
+        node=${2:?node 1 to 3}
+        shift 2
+        rmqc_ctl "$node" "$@"
+        ;;
     stop)
+        stop_rabbit_cluster
         stop_rabbit
         stop_mysql
         stop_pg_dir "$PG_DURABLE_DIR"
         stop_pg_dir "$PG_DIR"
         ;;
     *)
-        echo "usage: $0 start|start-durable-pg|stop" >&2
+        echo "usage: $0 start|start-durable-pg|start-rabbit-cluster|" \
+            "stop-rabbit-node N|start-rabbit-node N|stop" >&2
         exit 2
         ;;
 esac

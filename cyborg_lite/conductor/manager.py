@@ -13,6 +13,7 @@ from cyborg_lite.conductor import placement
 from cyborg_lite.conductor import rpcapi
 from cyborg_lite.db import api as db_api
 from cyborg_lite.db import inventory
+from cyborg_lite.db import services
 
 _EXPECTED = (exception.CyborgLiteException,)
 
@@ -23,8 +24,10 @@ _CONTEXTS = context.ContextSerializer()
 class ConductorManager:
     target = oslo_messaging.Target(version=rpcapi.RPC_API_VERSION)
 
-    def __init__(self, db, arqs, reports, batch_pool, programs=None):
+    def __init__(self, db, arqs, reports, batch_pool, programs=None,
+                 service_down_time=60):
         self._db = db
+        self._service_down_time = service_down_time
         self._arqs = arqs
         self._reports = reports
         self._programs = programs
@@ -187,3 +190,12 @@ class ConductorManager:
     @oslo_messaging.expected_exceptions(*_EXPECTED)
     def report_devices(self, ctx, hostname, devices, digest=None):
         return self._reports.report(hostname, devices, digest)
+
+    # services
+    @oslo_messaging.expected_exceptions(*_EXPECTED)
+    def conductor_versions(self, ctx):
+        """The conductors recorded within ``[conductor]
+        service_down_time``, each ``{host, rpc_version, updated_at}``
+        (what ``[upgrade_levels] conductor = auto`` reads)."""
+        return services.versions(self._db, services.CONDUCTOR,
+                                 self._service_down_time)

@@ -78,6 +78,7 @@ RETRIED = {
                                 'a second programming '
                                 '(cyborg_lite.db.programs)',
     'deployable_program_status': 'a read',
+    'conductor_versions': 'a read',
     'deployable_program_abandon': 'a repeat finds the request as the first '
                                   'attempt left it, and answers its state',
     'device_set_status': 'sets the status (and the reserved inventory) '
@@ -131,10 +132,12 @@ class FaultPolicy:
         self._clock = clock
         self._sleep = sleep
 
-    def call(self, method, kwargs, attempt):
+    def call(self, method, kwargs, attempt, repeat_safe=True):
         """``attempt(kwargs)`` until it answers, or until the fault has
         cost ``fault_timeout``; its result, or the last attempt's
-        error."""
+        error. ``repeat_safe`` False: a lost call is not sent again even
+        if its method is in ``RETRIED`` (its form under ``[upgrade_levels]
+        conductor`` lacks what makes a repeat harmless)."""
         fault_start = None
         tries = 1
         while True:
@@ -151,6 +154,12 @@ class FaultPolicy:
             if fault_start is None:
                 # A lost call was last heard of ``monitor`` seconds ago.
                 fault_start = now - self.monitor if lost else started
+            if lost and not repeat_safe:
+                LOG.warning('Conductor call %s lost (no heartbeat for %d '
+                            's); not repeated: the conductors\' RPC API '
+                            'version is capped below what makes a repeat '
+                            'harmless', method, self.monitor)
+                raise error
             if lost and method not in RETRIED:
                 LOG.warning('Conductor call %s lost (no heartbeat for %d '
                             's); not repeated: %s', method, self.monitor,

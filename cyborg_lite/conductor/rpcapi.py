@@ -14,8 +14,13 @@ API version history:
   reads its end, instead of waiting on one call (see
   ``ConductorAPI.deployable_program``). The conductor still serves
   1.0's deployable_program for API servers not upgraded yet.
+* 1.4 - conductor_versions: the versions that the running conductors
+  recorded, for ``[upgrade_levels] conductor = auto`` (see
+  ``cyborg_lite.conductor.version_cap``).
 
-Every call names the version it needs; payloads are plain dicts. A test
+Every call names the version it needs; payloads are plain dicts. Below
+the cap of ``[upgrade_levels] conductor`` a call goes in its older form
+(``cyborg_lite.conductor.version_cap``). A test
 keeps this class and ``cyborg_lite.conductor.manager.ConductorManager``
 in step.
 """
@@ -33,15 +38,16 @@ from cyborg_lite import states
 from cyborg_lite.agent import rpcapi as agent_rpcapi
 from cyborg_lite.conductor import batching
 from cyborg_lite.conductor import retries
+from cyborg_lite.conductor import version_cap
 
-RPC_API_VERSION = '1.3'
+RPC_API_VERSION = '1.4'
 # Methods that only read or create rows: never waiting on an agent or on
 # Placement, a conductor answers them in about a millisecond.
 DATABASE_ONLY = frozenset({
     'arq_create', 'arq_list', 'arq_get', 'device_profile_list',
     'device_profile_get', 'device_list', 'device_get', 'deployable_list',
     'deployable_get', 'attribute_list', 'attribute_get',
-    'deployable_program_status'})
+    'deployable_program_status', 'conductor_versions'})
 # Writes of one short transaction: sent as quick calls, their messages
 # expire with the call monitor timeout, so that one the API gave up on
 # (503) is not run later by a conductor that comes back. (A programming's
@@ -65,7 +71,8 @@ UNBATCHED = frozenset({'device_set_status'})
 VERSIONS = {'call_batch': '1.2', 'arq_create': '1.2', 'arq_bind': '1.2',
             'arq_delete': '1.2', 'deployable_program_start': '1.3',
             'deployable_program_status': '1.3',
-            'deployable_program_abandon': '1.3'}
+            'deployable_program_abandon': '1.3',
+            'conductor_versions': version_cap.RECORDING}
 # Reconnection attempts of a send with a timeout (see ConductorAPI):
 # none, so that a lost broker is a 503 in bounded time.
 PUBLISH_RETRIES = 0
@@ -98,6 +105,7 @@ class ConductorAPI:
     def __init__(self, conf, transport, timeout=None, batch_size=1,
                  call_monitor_timeout=None, fault_timeout=None):
         self.topic = conf.conductor.topic
+        self._timeout = timeout
         # How long a programming may last: as long as a conductor waits
         # for its agent, and an RPC timeout more for the conductor's
         # own work.
@@ -106,6 +114,9 @@ class ConductorAPI:
                                (timeout or conf.api.rpc_timeout))
         self.client = rpc.get_client(transport, self.topic, RPC_API_VERSION,
                                      timeout=timeout)
+        self.cap = version_cap.VersionCap(
+            conf.upgrade_levels.conductor, RPC_API_VERSION, VERSIONS,
+            self._conductor_versions)
         # A caller that gives a timeout (the API) also hears within
         # seconds that a call is lost with its conductor or its broker,
         # and sends it again where that is safe (see retries): a call
@@ -144,14 +155,24 @@ class ConductorAPI:
         if self._faults is None:
             return self._attempt(ctx, method, kwargs)
         return self._faults.call(
-            method, kwargs, lambda kw: self._attempt(ctx, method, kw))
+            method, kwargs, lambda kw: self._attempt(ctx, method, kw),
+            repeat_safe=self.cap.repeat_safe(method))
 
     def _attempt(self, ctx, method, kwargs):
-        if self._batcher is not None:
+        if self._batcher is not None and version_cap.at_most(
+                VERSIONS['call_batch'], self.cap.get()):
             return self._batcher.call(ctx, method, kwargs)
         return self._send(ctx, method, kwargs)
 
+    def _conductor_versions(self):
+        # Sent as it is, for the cap: never batched, never repeated.
+        return self.client.prepare(
+            version=VERSIONS['conductor_versions'], retry=self._retry,
+            timeout=self._monitor or self._timeout).call(
+            context.RequestContext.admin(), 'conductor_versions')
+
     def _send(self, ctx, method, kwargs):
+        version, kwargs = self.cap.form(method, kwargs)
         options = {}
         if self._monitor is not None:
             if quick(method, kwargs):
@@ -162,8 +183,12 @@ class ConductorAPI:
             else:
                 options['call_monitor_timeout'] = self._monitor
         try:
+            if method == 'deployable_program':
+                # RPC API 1.0's programming in one call, under a cap
+                # below 1.3: it may last as long as a programming.
+                options['timeout'] = self._program_bound
             return self.client.prepare(
-                version=VERSIONS.get(method, '1.0'), retry=self._retry,
+                version=version, retry=self._retry,
                 **options).call(ctx, method, **kwargs)
         except kombu.exceptions.OperationalError as exc:
             # oslo.messaging lets kombu's error escape when its pool opens
@@ -250,6 +275,10 @@ class ConductorAPI:
         seconds (its beats stop); and a request that no conductor took
         is given up, so that none programs it later.
         """
+        if not version_cap.at_most(VERSIONS['deployable_program_start'],
+                                   self.cap.get()):
+            return self._call(ctx, 'deployable_program', uuid=uuid,
+                              image_uuid=image_uuid)
         request_id = uuidutils.generate_uuid()
         started = time.monotonic()
         try:
@@ -319,6 +348,9 @@ class ConductorAPI:
 
     def attribute_delete(self, ctx, uuid):
         return self._call(ctx, 'attribute_delete', uuid=uuid)
+
+    def conductor_versions(self, ctx):
+        return self._call(ctx, 'conductor_versions')
 
     # agents
     def report_devices(self, ctx, hostname, devices, digest):

@@ -23,8 +23,10 @@ from cyborg_lite.conductor import placement
 from cyborg_lite.conductor import placement_mirror
 from cyborg_lite.conductor import programs
 from cyborg_lite.conductor import reports
+from cyborg_lite.conductor import rpcapi
 from cyborg_lite import rpc
 from cyborg_lite.db import engine
+from cyborg_lite.db import services
 
 LOG = logging.getLogger(__name__)
 
@@ -55,14 +57,20 @@ class ConductorService:
         self.manager = manager.ConductorManager(self.db, self.arqs,
                                                 self.reports,
                                                 self._batch_pool,
-                                                self.programs)
+                                                self.programs,
+                                                conf.conductor
+                                                .service_down_time)
         self._server_name = server_name or conf.host or socket.getfqdn()
         self._server = None
         self._stop = threading.Event()
         self._sweeper = None
+        self._recorder = None
 
     def start(self):
         self.notifier.start()
+        # Recorded before it answers, so that a conductor that answers
+        # conductor_versions finds itself.
+        self._record()
         self._server = rpc.get_server(self.transport,
                                       self.conf.conductor.topic,
                                       self._server_name, [self.manager])
@@ -70,6 +78,10 @@ class ConductorService:
         self._sweeper = threading.Thread(target=self._sweep_loop,
                                          daemon=True, name='arq-sweep')
         self._sweeper.start()
+        self._recorder = threading.Thread(target=self._record_loop,
+                                          daemon=True,
+                                          name='service-record')
+        self._recorder.start()
         LOG.info('Conductor %s listening on topic %s', self._server_name,
                  self.conf.conductor.topic)
 
@@ -85,6 +97,21 @@ class ConductorService:
                 LOG.exception('Forgetting old program requests failed')
             self._stop.wait(self.conf.conductor.sweep_interval)
 
+    def _record_loop(self):
+        """Record this conductor and its RPC API version in the services
+        table now and every ``[conductor] report_interval`` (see
+        ``cyborg_lite.db.services``)."""
+        while not self._stop.wait(self.conf.conductor.report_interval):
+            self._record()
+
+    def _record(self):
+        try:
+            services.record(self.db, self._server_name, services.CONDUCTOR,
+                            rpcapi.RPC_API_VERSION)
+        except Exception:
+            LOG.exception('Recording conductor %s in the services table '
+                          'failed', self._server_name)
+
     def stop(self):
         self._stop.set()
         if self._server is not None:
@@ -95,6 +122,7 @@ class ConductorService:
         # go to the next sweep rather than fail after bind_timeout.
         self.arqs.leave_host_work()
         self._batch_pool.shutdown(wait=False)
-        if self._sweeper is not None:
-            self._sweeper.join(timeout=5)
+        for thread in (self._sweeper, self._recorder):
+            if thread is not None:
+                thread.join(timeout=5)
         self.notifier.stop()

@@ -19,8 +19,9 @@ from cyborg_lite.conf import api
 from cyborg_lite.conf import clients
 from cyborg_lite.conf import conductor
 from cyborg_lite.conf import default
+from cyborg_lite.conf import upgrade_levels
 
-_MODULES = (default, api, conductor, agent, clients)
+_MODULES = (default, api, conductor, agent, clients, upgrade_levels)
 
 DEFAULT_SQLITE = 'sqlite:///cyborg_lite.sqlite'
 

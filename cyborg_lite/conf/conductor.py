@@ -18,6 +18,15 @@ OPTS = [
     cfg.IntOpt('bind_retries', default=5, min=1,
                help='How often a bind retries after losing a race for an '
                     'attach handle.'),
+    cfg.IntOpt('report_interval', default=10, min=1,
+               help='Seconds between two records of a conductor in the '
+                    'services table (its host, RPC API version and the '
+                    'time), which "[upgrade_levels] conductor = auto" '
+                    'reads.'),
+    cfg.IntOpt('service_down_time', default=60, min=1,
+               help='Seconds after its last record that a conductor is '
+                    'taken for gone, and its version no longer counts '
+                    'for "[upgrade_levels] conductor = auto".'),
 ]
 
 

@@ -247,3 +247,20 @@ class ProgramRequest(Base):
     beats = sa.Column(sa.Integer, nullable=False, default=0,
                       server_default='0')
     error = sa.Column(sa.Text, nullable=True)
+
+
+class Service(Base):
+    """A running service's record: its host, binary and RPC API
+    version, renewed every ``[conductor] report_interval`` (see
+    ``cyborg_lite.db.services``)."""
+
+    __tablename__ = 'services'
+    __table_args__ = (
+        sa.UniqueConstraint('host', 'binary',
+                            name='services_host_binary_uc'),
+    )
+
+    id = sa.Column(sa.Integer, primary_key=True)
+    host = sa.Column(sa.String(255), nullable=False)
+    binary = sa.Column(sa.String(64), nullable=False)
+    rpc_version = sa.Column(sa.String(16), nullable=False)

@@ -122,6 +122,10 @@ class ReliabilityTopology(topo_mod.Topology):
         # Hosts whose agent runs a real driver on its sysfs tree instead
         # of the fake one: host -> driver name.
         self.agent_drivers: dict[str, str] = {}
+        # Options the tests add to the API servers' files: group -> values.
+        self.api_options: dict[str, dict] = {}
+        # The tree each conductor runs from, where not this one.
+        self.conductor_code: dict[str, str | None] = {}
         self.program_delay_file = os.path.join(self.tmp, 'program-delay')
         self.program_script = os.path.join(self.tmp, 'program-fpga')
         with open(self.program_script, 'w') as f:
@@ -208,11 +212,72 @@ class ReliabilityTopology(topo_mod.Topology):
         self.conductors.remove(proc)
         self.group.processes.remove(proc)
 
-    def restart_conductor(self, name: str):
-        self._start_conductor(name)
+    def restart_conductor(self, name: str, code: str | None = None):
+        """Start conductor ``name`` again: of this tree, or of the
+        release whose ``cyborg_lite`` package is under ``code``."""
+        self._start_conductor(name, code)
         proc = self.conductors[-1]
-        proc.wait_for_line(r'listening on topic', timeout=60)
+        # The log file goes on from the last process: this one's line.
+        proc.wait_for_line(r' %d INFO .* listening on topic' % proc.pid,
+                           timeout=60)
         return proc
+
+    def _start_conductor(self, name, code=None):
+        sections = self._cyborg_sections(name + '.log')
+        sections['DEFAULT']['host'] = name
+        conf = self._config(name, sections)
+        self.conductor_code[name] = code
+        self.conductors.append(self.group.start(name, processes.script(
+            'cyborg-lite-conductor') + ['--config-file', conf],
+            env={'PYTHONPATH': code} if code else None,
+            log_file=sections['DEFAULT']['log_file']))
+
+    def stop_conductor(self, name: str) -> None:
+        """Stop conductor ``name`` as an init system does (SIGTERM):
+        it finishes the calls it holds."""
+        [proc] = [p for p in self.conductors if p.name == name]
+        self.group.stop(proc, grace=30)
+        self.conductors.remove(proc)
+
+    def set_api_options(self, group: str, values: dict) -> None:
+        """Rewrite both API servers' configuration files with
+        ``values`` in ``group`` (None values left out); they read it
+        when they restart (``restart_api``)."""
+        self.api_options[group] = {k: v for k, v in values.items()
+                                   if v is not None}
+        self._config('cyborg-lite', self._api_sections('api.log'))
+        self._config('cyborg-lite-builtin',
+                     self._api_sections('api-builtin.log'))
+
+    def _api_sections(self, log_name):
+        sections = self._cyborg_sections(log_name)
+        for group, values in self.api_options.items():
+            sections.setdefault(group, {}).update(values)
+        return sections
+
+    def restart_api(self, url: str) -> None:
+        """Restart the API server at ``url`` with its configuration
+        file as it is now: gunicorn by SIGHUP (new workers, the old ones
+        finish their requests), the built-in server by SIGTERM and a
+        new process."""
+        if url == self.cyborg_url:
+            master = psutil.Process(self.gunicorn.pid)
+            old = {w.pid for w in master.children()}
+            self.gunicorn.popen.send_signal(signal.SIGHUP)
+
+            def replaced():
+                workers = {w.pid for w in master.children()}
+                return len(workers) >= 2 and not workers & old
+            assert wait_for(replaced, 60), 'gunicorn kept its old workers'
+            self.group._remember(self.gunicorn.pid)
+            self.gunicorn.wait_for_http(self.cyborg_url + '/healthcheck')
+            return
+        self.group.stop(self.builtin, grace=30)
+        self.builtin = self.group.start(
+            'api-builtin', processes.script('cyborg-lite-api') + [
+                '--config-file', os.path.join(self.tmp,
+                                              'cyborg-lite-builtin.conf')])
+        self.builtin.wait_for_http(self.builtin_url + '/healthcheck')
 
     def sysfs_root(self, host: str) -> str:
         return os.path.join(self.tmp, host, topo_mod.HOST_DEVICES[host][0])

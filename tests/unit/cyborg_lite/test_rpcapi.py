@@ -45,7 +45,7 @@ def test_each_call_names_a_version_the_conductor_serves():
     the conductor serves, for a method it has; the API's version is
     pinned here, so that changing it is a decision."""
     from oslo_utils import versionutils
-    assert conductor_rpcapi.RPC_API_VERSION == '1.3'
+    assert conductor_rpcapi.RPC_API_VERSION == '1.4'
     served = conductor_manager.ConductorManager.target.version
     methods = set(_public(conductor_manager.ConductorManager))
     for method, version in conductor_rpcapi.VERSIONS.items():
