@@ -131,7 +131,7 @@ def _setup(url, live_arqs):
     return hostname, fpga['rp_uuid']
 
 
-def _system(args):
+def _system(args, **extra):
     if args.topology == 'allinone':
         return AllInOneProcess(args.handles or 512, args.rpc_batch_size,
                                args.http_server), (
@@ -154,7 +154,7 @@ def _system(args):
             api_workers=args.api_workers,
             events_per_request=args.nova_events_per_request,
             events_wait=args.nova_events_wait,
-            resolved_events_wait=args.nova_resolved_events_wait),
+            resolved_events_wait=args.nova_resolved_events_wait, **extra),
             'production mode as deployed: %s, '
             '%d conductor(s), RabbitMQ, PostgreSQL with default durability, '
             'placement_stub under gunicorn (2 workers), Nova events to '
@@ -267,6 +267,28 @@ def bench_region(args):
     return result
 
 
+def bench_soak(args):
+    """Hours of the lifecycle with faults (``benchmarks.soak``), on a
+    RabbitMQ cluster."""
+    from benchmarks import soak
+    from tests.fixtures import rabbit_cluster
+    args.conductors = max(args.conductors, 2)
+    args.topology = 'production'
+    cluster = soak.ensure_cluster()
+    system, description = _system(args, rabbit_url=cluster.rabbit_url,
+                                  messaging_options=rabbit_cluster.MESSAGING)
+    system.start()
+    try:
+        hostname, rp_uuid = _setup(system.url, 0)
+        result = soak.run(system, cluster, 'bench-fpga', hostname, rp_uuid,
+                          args.minutes, args.fault_every)
+    finally:
+        system.stop()
+    result['system'] = description + (
+        ', RabbitMQ cluster of 3 nodes with quorum queues')
+    return result
+
+
 def parse_args(argv):
     parser = argparse.ArgumentParser(prog='python -m benchmarks')
     parser.add_argument('--topology',
@@ -320,7 +342,7 @@ def parse_args(argv):
                         type=lambda v: [int(c) for c in v.split(',') if c])
     parser.add_argument('--only', choices=['lifecycle', 'reports', 'build',
                                            'nova-events', 'api-cpu',
-                                           'live-arqs', 'region'])
+                                           'live-arqs', 'region', 'soak'])
     parser.add_argument('--hosts', type=int, default=10000,
                         help='simulated hosts of --only region')
     parser.add_argument('--period', type=float, default=60.0,
@@ -332,6 +354,10 @@ def parse_args(argv):
     parser.add_argument('--baseline', type=float, default=60.0,
                         help='seconds of the lifecycle alone before the '
                              'fleet reports (--only region)')
+    parser.add_argument('--minutes', type=float, default=60.0,
+                        help='minutes of --only soak')
+    parser.add_argument('--fault-every', type=float, default=10.0,
+                        help='minutes between two faults (--only soak)')
     parser.add_argument('--chart', help='write a PNG of throughput and p95 '
                                         'latency against concurrency')
     return parser.parse_args(argv)
@@ -354,6 +380,8 @@ def main(argv=None):
         report['live_arqs'] = bench_live_arqs(args)
     if args.only == 'region':
         report['region'] = bench_region(args)
+    if args.only == 'soak':
+        report['soak'] = bench_soak(args)
     if args.only in (None, 'reports'):
         from benchmarks import reports
         report['agent_reports'] = reports.run(args.report_hosts)

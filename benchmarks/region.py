@@ -73,13 +73,14 @@ class FleetProcess:
 
 
 def _db_writes(db_url):
-    """Rows inserted, updated and deleted in the database so far."""
+    """Rows inserted, updated and deleted in the database so far, by
+    table."""
     engine = sa.create_engine(db_url)
     try:
         with engine.connect() as conn:
-            return int(conn.execute(sa.text(
-                'SELECT coalesce(sum(n_tup_ins + n_tup_upd + n_tup_del), 0) '
-                'FROM pg_stat_user_tables')).scalar())
+            return {row.relname: int(row.n) for row in conn.execute(sa.text(
+                'SELECT relname, n_tup_ins + n_tup_upd + n_tup_del AS n '
+                'FROM pg_stat_user_tables'))}
     finally:
         engine.dispose()
 
@@ -101,7 +102,12 @@ def _phase(system, groups, action):
     time.sleep(STATS_DELAY)
     answer['cpu_s'] = {name: round(value, 2)
                        for name, value in spent.items()}
-    answer['db_row_writes'] = _db_writes(system.db_url) - writes
+    after = _db_writes(system.db_url)
+    by_table = {table: count - writes.get(table, 0)
+                for table, count in sorted(after.items())
+                if count != writes.get(table, 0)}
+    answer['db_row_writes'] = sum(by_table.values())
+    answer['db_row_writes_by_table'] = by_table
     answer['placement_calls'] = _placement_calls(system) - calls
     return answer
 

@@ -83,15 +83,20 @@ class Topology:
     def __init__(self, conductors=1, handles=512, api_workers=2, api_threads=8,
                  rpc_batch_size=api_conf.default('rpc_batch_size'),
                  worker_class=gunicorn_worker.WORKER_CLASS,
-                 api_server='gunicorn'):
+                 api_server='gunicorn', rabbit_url=None,
+                 messaging_options=None):
         """``api_server``: ``gunicorn`` (``api_workers`` processes of
         ``api_threads`` threads, ``worker_class``), ``uwsgi`` (pyuwsgi's
         ``uwsgi``: as many processes and threads on an HTTP/1.1
         socket, for comparison: its C parser against gunicorn's) or
         ``waitress`` (``cyborg-lite-api``, the built-in
         server: one process, which has no process manager of its
-        own)."""
+        own). ``rabbit_url``: a broker (a cluster) other than the test
+        set-up's, with ``messaging_options`` in
+        ``[oslo_messaging_rabbit]``."""
         self.tmp = tempfile.mkdtemp(prefix='cyborg-lite-bench-')
+        self.rabbit_url = rabbit_url
+        self.messaging_options = messaging_options or {}
         self.api_server = api_server
         self.conductors = conductors
         self.handles = handles
@@ -119,9 +124,11 @@ class Topology:
                           'handles': self.handles}])}}
 
     def _config(self, name, db_url, rabbit_url, suffix):
+        sections = self._sections(name, db_url, rabbit_url, suffix)
+        if self.messaging_options:
+            sections['oslo_messaging_rabbit'] = dict(self.messaging_options)
         return processes.write_config(
-            os.path.join(self.tmp, name + '.conf'),
-            self._sections(name, db_url, rabbit_url, suffix))
+            os.path.join(self.tmp, name + '.conf'), sections)
 
     def start(self):
         """Start every process; a start that fails stops what it had
@@ -138,10 +145,11 @@ class Topology:
             databases.pg_database(server_url=server_url))
 
     def _start(self):
-        rabbit_url = self.transport_url = ensure_servers()
+        rabbit_url = self.transport_url = (self.rabbit_url or
+                                           ensure_servers())
         self.pg_server_url = os.environ[databases.PG_ENV]
         db_url = self.db_url = self._database()
-        suffix = uuid.uuid4().hex[:8]
+        suffix = self.suffix = uuid.uuid4().hex[:8]
         api_conf = self._config('api', db_url, rabbit_url, suffix)
         self.group.run(processes.script('cyborg-lite-dbsync') + [
             '--config-file', api_conf, 'upgrade'])
@@ -182,13 +190,30 @@ class Topology:
     def _start_conductors(self, db_url, rabbit_url, suffix):
         self.servers = []
         for n in range(self.conductors):
-            name = 'conductor-%d' % n
-            conf = self._config(name, db_url, rabbit_url, suffix)
-            proc = self.group.start(name, processes.script(
-                'cyborg-lite-conductor') + ['--config-file', conf],
-                log_file=os.path.join(self.tmp, name + '.log'))
-            proc.wait_for_line(r'listening on topic', timeout=60)
-            self.servers.append(proc)
+            conf = self._config('conductor-%d' % n, db_url, rabbit_url,
+                                suffix)
+            self.servers.append(self._start_conductor(n, conf))
+
+    def _start_conductor(self, n, conf):
+        name = 'conductor-%d' % n
+        proc = self.group.start(name, processes.script(
+            'cyborg-lite-conductor') + ['--config-file', conf],
+            log_file=os.path.join(self.tmp, name + '.log'))
+        # The log goes on from an earlier process of the name.
+        proc.wait_for_line(r' %d INFO .* listening on topic' % proc.pid,
+                           timeout=60)
+        return proc
+
+    def kill_conductor(self, n):
+        """SIGKILL conductor ``n`` and start it again; the new
+        process."""
+        old = self.servers[n]
+        old.popen.kill()
+        old.popen.wait(timeout=10)
+        self.group.processes.remove(old)
+        self.servers[n] = self._start_conductor(
+            n, os.path.join(self.tmp, 'conductor-%d.conf' % n))
+        return self.servers[n]
 
     def _start_agent(self, db_url, rabbit_url, suffix):
         conf = self._config(HOST, db_url, rabbit_url, suffix)
@@ -265,7 +290,8 @@ class ProductionTopology(Topology):
         return sections
 
     def _start(self):
-        rabbit_url = self.transport_url = ensure_servers()
+        rabbit_url = self.transport_url = (self.rabbit_url or
+                                           ensure_servers())
         self.pg_server_url = ensure_durable_pg()
         placement_db = self._database(self.pg_server_url)
         db_url = self.db_url = self._database(self.pg_server_url)
@@ -275,7 +301,7 @@ class ProductionTopology(Topology):
         self.nova_port = processes.free_port()
         self.nova_url = 'http://127.0.0.1:%d' % self.nova_port
         self._start_placement(placement_db)
-        suffix = uuid.uuid4().hex[:8]
+        suffix = self.suffix = uuid.uuid4().hex[:8]
         api_conf = self._config('api', db_url, rabbit_url, suffix)
         self.group.run(processes.script('cyborg-lite-dbsync') + [
             '--config-file', api_conf, 'upgrade'])

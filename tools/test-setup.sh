@@ -23,7 +23,8 @@
 #   eval "$(tools/test-setup.sh start-durable-pg)"   # sets
 #                                         # CYBORG_LITE_BENCH_PG_URL
 #
-# ``stop`` stops it too.
+# ``restart-durable-pg`` restarts it (fast shutdown), ``stop`` stops it
+# too.
 #
 # A three-node RabbitMQ cluster (nodes cyborg-lite-r1..r3@localhost,
 # AMQP on CYBORG_LITE_RABBIT_CLUSTER_PORT (15681) and the two ports
@@ -449,6 +450,12 @@ case "${1:-start}" in
     start-durable-pg)
         install_packages
         start_durable_pg
+        ;;
+    restart-durable-pg)
+        # A fast shutdown (every session cut) and a start, its data kept.
+        runuser -u postgres -- "$(pg_bin)/pg_ctl" -D "$PG_DURABLE_DIR/data" \
+            -l "$PG_DURABLE_DIR/log" \
+            -m fast -w restart >&2
         ;;
     start-rabbit-cluster)
         install_packages

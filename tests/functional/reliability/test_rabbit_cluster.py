@@ -12,21 +12,17 @@ again. No lifecycle fails, no caller waits more than
 the next report), and nothing is lost or stuck in the database.
 """
 
-import json
 import os
 import shutil
-import socket
-import subprocess
 import tempfile
 import time
 
 import pytest
 
 from tests.fixtures import processes
+from tests.fixtures import rabbit_cluster
 from tests.functional.reliability import harness
-from tests.functional.reliability import servers as servers_mod
 
-NODES = 3
 CLUSTER_FAULT_BOUND = 10.0
 RECOVERY_BOUND = 15.0
 # Seconds of load before the stop, while the node is down, and after
@@ -34,79 +30,8 @@ RECOVERY_BOUND = 15.0
 STEADY = 8
 DOWN = 20
 BACK = 20
-MESSAGING = {
-    'rabbit_quorum_queue': True,
-    'rabbit_transient_quorum_queue': False,
-    'heartbeat_timeout_threshold': 15,
-    'heartbeat_rate': 3,
-    'kombu_reconnect_delay': 0.5,
-}
 AGENT_HOST = 'compute3'
 UNPLUGGED = '0000:3b:00.7'
-
-
-def _free_ports(count):
-    """The first of ``count`` consecutive ports that bind now."""
-    for _ in range(200):
-        base = processes.free_port(15000, 19000)
-        socks = []
-        try:
-            for port in range(base, base + count):
-                sock = socket.socket()
-                socks.append(sock)
-                sock.bind(('127.0.0.1', port))
-            return base
-        except OSError:
-            continue
-        finally:
-            for sock in socks:
-                sock.close()
-    raise RuntimeError('no %d free ports in a row' % count)
-
-
-class Cluster:
-    """Three RabbitMQ nodes of our own, by ``tools/test-setup.sh``."""
-
-    def __init__(self, directory, pg_url):
-        self.dir = directory
-        self.pg_url = pg_url
-        self.env = dict(
-            os.environ, CYBORG_LITE_TEST_DIR=directory,
-            CYBORG_LITE_RABBIT_CLUSTER_PORT=str(_free_ports(NODES)),
-            CYBORG_LITE_RABBIT_CLUSTER_DIST_PORT=str(_free_ports(NODES)),
-            CYBORG_LITE_RABBIT_CLUSTER_EPMD_PORT=str(
-                processes.free_port(15000, 19000)))
-        self.rabbit_url = None
-
-    def setup(self, *args, timeout=240):
-        result = subprocess.run(['bash', servers_mod.SETUP] + list(args),
-                                env=self.env, capture_output=True,
-                                text=True, timeout=timeout)
-        assert result.returncode == 0, (args, result.stdout, result.stderr)
-        return result.stdout
-
-    def start(self):
-        out = self.setup('start-rabbit-cluster')
-        self.rabbit_url = out.strip().split('=', 1)[1]
-        return self
-
-    def stop(self):
-        self.setup('stop')
-
-    def leader(self, queue):
-        """The node (1 to 3) that leads quorum queue ``queue``."""
-        for node in range(1, NODES + 1):
-            try:
-                out = self.setup('rabbit-cluster-ctl', str(node),
-                                 'list_queues', 'name', 'type', 'leader',
-                                 '--formatter', 'json', timeout=60)
-            except AssertionError:
-                continue
-            for row in json.loads(out):
-                if row['name'] == queue:
-                    assert row['type'] == 'quorum', row
-                    return int(row['leader'].split('@')[0].rsplit('r', 1)[1])
-        raise AssertionError('no node knows queue %s' % queue)
 
 
 class ClusterTopology(harness.ReliabilityTopology):
@@ -115,7 +40,7 @@ class ClusterTopology(harness.ReliabilityTopology):
 
     def _cyborg_sections(self, log_name):
         sections = super()._cyborg_sections(log_name)
-        sections['oslo_messaging_rabbit'] = dict(MESSAGING)
+        sections['oslo_messaging_rabbit'] = dict(rabbit_cluster.MESSAGING)
         return sections
 
 
@@ -123,7 +48,9 @@ class ClusterTopology(harness.ReliabilityTopology):
 def cluster_topology(own_servers, tmp_path_factory):
     pytest.importorskip('libvirt')
     directory = tempfile.mkdtemp(prefix='cyborg-lite-cluster-')
-    cluster = Cluster(directory, own_servers.pg_url)
+    cluster = rabbit_cluster.Cluster(directory)
+    # The topology takes its databases from our own PostgreSQL.
+    cluster.pg_url = own_servers.pg_url
     try:
         cluster.start()
         topology = ClusterTopology(tmp_path_factory.mktemp('cluster'),
@@ -162,13 +89,14 @@ def test_the_node_leading_the_conductors_queue_stops_and_returns(
         started = time.monotonic()
         baseline = load.per_second(started - STEADY + 2, started)
         node = cluster.leader(queue)
+        assert node is not None, queue
         stopped_at = time.monotonic()
-        cluster.setup('stop-rabbit-node', str(node))
+        cluster.stop_node(node)
         stop_took = time.monotonic() - stopped_at
         time.sleep(DOWN)
         new_leader = cluster.leader(queue)
         returned_at = time.monotonic()
-        cluster.setup('start-rabbit-node', str(node))
+        cluster.start_node(node)
         time.sleep(BACK)
         ended = time.monotonic()
     check = load.check()
