@@ -152,19 +152,25 @@ stop_pg_dir() {
 # RabbitMQ: a node of our own (name, ports, epmd, directories), never the
 # system one. HOME points into our directory so that the Erlang cookie is
 # ours too; the distribution port listens on loopback only.
-rmq_env() {
-    export HOME=$RMQ_DIR \
-        RABBITMQ_NODENAME=cyborg-lite-test@localhost \
+# The environment of a node: rmq_node_env DIR NODENAME DIST_PORT EPMD_PORT.
+rmq_node_env() {
+    export HOME=$1 \
+        RABBITMQ_NODENAME=$2 \
         RABBITMQ_USE_LONGNAME=false \
-        RABBITMQ_DIST_PORT=$RMQ_DIST_PORT \
-        ERL_EPMD_PORT=$RMQ_EPMD_PORT \
+        RABBITMQ_DIST_PORT=$3 \
+        ERL_EPMD_PORT=$4 \
         ERL_EPMD_ADDRESS=127.0.0.1 \
-        RABBITMQ_MNESIA_BASE=$RMQ_DIR/mnesia \
-        RABBITMQ_LOG_BASE=$RMQ_DIR/log \
-        RABBITMQ_CONFIG_FILE=$RMQ_DIR/rabbitmq.conf \
-        RABBITMQ_ENABLED_PLUGINS_FILE=$RMQ_DIR/enabled_plugins \
-        RABBITMQ_PID_FILE=$RMQ_DIR/rabbitmq.pid \
+        RABBITMQ_MNESIA_BASE=$1/mnesia \
+        RABBITMQ_LOG_BASE=$1/log \
+        RABBITMQ_CONFIG_FILE=$1/rabbitmq.conf \
+        RABBITMQ_ENABLED_PLUGINS_FILE=$1/enabled_plugins \
+        RABBITMQ_PID_FILE=$1/rabbitmq.pid \
         RABBITMQ_SERVER_ADDITIONAL_ERL_ARGS="-kernel inet_dist_use_interface {127,0,0,1}"
+}
+
+rmq_env() {
+    rmq_node_env "$RMQ_DIR" cyborg-lite-test@localhost "$RMQ_DIST_PORT" \
+        "$RMQ_EPMD_PORT"
 }
 
 port_open() {
@@ -181,15 +187,16 @@ pid_alive() {
     [ -n "$1" ] && kill -0 "$1" 2>/dev/null
 }
 
+# A node's files: write_rabbit_config DIR AMQP_PORT.
 write_rabbit_config() {
-    mkdir -p "$RMQ_DIR/mnesia" "$RMQ_DIR/log"
+    mkdir -p "$1/mnesia" "$1/log"
     {
-        echo "listeners.tcp.1 = 127.0.0.1:$RMQ_PORT"
+        echo "listeners.tcp.1 = 127.0.0.1:$2"
         echo "loopback_users.guest = true"
         echo "log.console = false"
         echo "log.file.level = warning"
-    } >"$RMQ_DIR/rabbitmq.conf"
-    echo '[].' >"$RMQ_DIR/enabled_plugins"
+    } >"$1/rabbitmq.conf"
+    echo '[].' >"$1/enabled_plugins"
 }
 
 start_rabbit() {
@@ -206,7 +213,7 @@ start_rabbit() {
             fi
         done
         rm -rf "$RMQ_DIR"
-        write_rabbit_config
+        write_rabbit_config "$RMQ_DIR" "$RMQ_PORT"
         (
             rmq_env
             setsid /usr/lib/rabbitmq/bin/rabbitmq-server \
@@ -270,19 +277,8 @@ stop_rabbit() {
 # The cluster's node $1 (1 to 3): its own name, ports and directories,
 # one epmd and one Erlang cookie for the three.
 rmqc_env() {
-    local dir=$RMQC_DIR/r$1
-    export HOME=$dir \
-        RABBITMQ_NODENAME=cyborg-lite-r$1@localhost \
-        RABBITMQ_USE_LONGNAME=false \
-        RABBITMQ_DIST_PORT=$((RMQC_DIST_PORT + $1 - 1)) \
-        ERL_EPMD_PORT=$RMQC_EPMD_PORT \
-        ERL_EPMD_ADDRESS=127.0.0.1 \
-        RABBITMQ_MNESIA_BASE=$dir/mnesia \
-        RABBITMQ_LOG_BASE=$dir/log \
-        RABBITMQ_CONFIG_FILE=$dir/rabbitmq.conf \
-        RABBITMQ_ENABLED_PLUGINS_FILE=$dir/enabled_plugins \
-        RABBITMQ_PID_FILE=$dir/rabbitmq.pid \
-        RABBITMQ_SERVER_ADDITIONAL_ERL_ARGS="-kernel inet_dist_use_interface {127,0,0,1}"
+    rmq_node_env "$RMQC_DIR/r$1" "cyborg-lite-r$1@localhost" \
+        $((RMQC_DIST_PORT + $1 - 1)) "$RMQC_EPMD_PORT"
 }
 
 rmqc_ctl() {
@@ -300,14 +296,7 @@ start_rabbit_node() {
         log "RabbitMQ node r$i already running"
         return 0
     fi
-    mkdir -p "$dir/mnesia" "$dir/log"
-    {
-        echo "listeners.tcp.1 = 127.0.0.1:$port"
-        echo "loopback_users.guest = true"
-        echo "log.console = false"
-        echo "log.file.level = warning"
-    } >"$dir/rabbitmq.conf"
-    echo '[].' >"$dir/enabled_plugins"
+    write_rabbit_config "$dir" "$port"
     cp "$RMQC_DIR/cookie" "$dir/.erlang.cookie"
     chmod 400 "$dir/.erlang.cookie"
     (
