@@ -9,6 +9,7 @@ import oslo_messaging
 from cyborg_lite import context
 from cyborg_lite import exception
 from cyborg_lite.conductor import batching
+from cyborg_lite.conductor import db_faults
 from cyborg_lite.conductor import placement
 from cyborg_lite.conductor import rpcapi
 from cyborg_lite.db import api as db_api
@@ -21,6 +22,7 @@ DATABASE_ONLY = rpcapi.DATABASE_ONLY
 _CONTEXTS = context.ContextSerializer()
 
 
+@db_faults.survive_restarts
 class ConductorManager:
     target = oslo_messaging.Target(version=rpcapi.RPC_API_VERSION)
 

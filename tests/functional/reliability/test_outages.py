@@ -111,3 +111,39 @@ def test_database_outage(healthy, results):
             'PostgreSQL stopped (fast shutdown, sessions cut) under '
             'create/list load, then started again',
             says='database is temporarily unavailable')
+
+
+def test_a_database_restart_fails_no_lifecycle(healthy, results):
+    """PostgreSQL restarted (fast shutdown, then started at once) under 8
+    lifecycle clients: the calls it cuts run again in their conductor
+    (``cyborg_lite.conductor.db_faults``), and no lifecycle fails."""
+    topology = healthy
+    topology.ensure_profile(harness.PLAIN_DP, {
+        'resources:FPGA': '1', 'trait:CUSTOM_RACE': 'required'})
+    calls = harness.Calls()
+    load = harness.Lifecycles(topology, calls)
+    with load:
+        time.sleep(4)
+        t0 = time.monotonic()
+        topology.servers.stop_pg()
+        topology.servers.start_pg()
+        restart = time.monotonic() - t0
+        time.sleep(6)
+    check = load.check()
+    problems = topology.check_invariants()
+    again = sum(topology.log(name).count('met the database away')
+                for name in ('conductor-a.log', 'conductor-b.log'))
+    results.update(
+        fault='PostgreSQL restarted (fast shutdown, sessions cut) under 8 '
+              'lifecycle clients',
+        requests=calls.count, errors=len(calls.unclean()),
+        lost=len(check['left']) + len(check['bad']) + len(problems),
+        max_wait=round(harness.max_wait(calls), 1),
+        notes='%d lifecycles, %d failed; the restart took %.1f s; %d '
+              'conductor calls ran again after meeting the database away'
+              % (len(load.completed), len(load.failures), restart, again))
+    assert again > 0, 'no call met the restart'
+    assert load.failures == [], load.failures[:5]
+    assert calls.unclean() == [], calls.unclean()[:5]
+    assert check['left'] == [] and check['bad'] == []
+    assert problems == []
