@@ -33,8 +33,11 @@ from benchmarks import lifecycle
 from benchmarks import topology
 
 BURST_SECONDS = 20
-# PostgreSQL publishes its table statistics within a second of a commit.
-STATS_DELAY = 1.5
+# A PostgreSQL 15 backend publishes its table statistics at the end of
+# a transaction at most once a second, and an idle one after 10 s
+# (PGSTAT_IDLE_INTERVAL): a pooled connection that went idle keeps the
+# writes of its last transactions unpublished until then.
+STATS_DELAY = 11
 
 
 class FleetProcess:
