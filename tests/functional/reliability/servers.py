@@ -134,6 +134,18 @@ class Servers:
         _wait_gone(pid)
         assert not port_open(self.pg_port)
 
+    def restart_pg(self) -> None:
+        """``pg_ctl restart`` as an operator (or ``systemctl restart``)
+        runs it: a fast shutdown (every session cut, what was committed
+        kept), then a start with the same options."""
+        pg_bin = sorted(glob.glob('/usr/lib/postgresql/*/bin'))[-1]
+        result = subprocess.run(
+            ['runuser', '-u', 'postgres', '--',
+             os.path.join(pg_bin, 'pg_ctl'), '-D', self._pg_data, '-w',
+             '-l', os.path.join(self.dir, 'pg', 'log'), '-m', 'fast',
+             'restart'], capture_output=True, text=True, timeout=60)
+        assert result.returncode == 0, (result.stdout, result.stderr)
+
     def start_pg(self) -> None:
         """Start the same cluster again (its data kept)."""
         pg_bin = sorted(glob.glob('/usr/lib/postgresql/*/bin'))[-1]
