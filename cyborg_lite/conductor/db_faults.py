@@ -23,9 +23,18 @@ from cyborg_lite.conductor import retries
 
 LOG = logging.getLogger(__name__)
 
-# What a cut session or a refused connection raises, through oslo.db.
+# What a cut session or a refused connection raises, through oslo.db
+# and SQLAlchemy, or (from a connection's reset) the driver itself, whose
+# error classes are named as the DB-API names them.
 DATABASE_AWAY = (db_exc.DBConnectionError, sa_exc.OperationalError,
                  sa_exc.DisconnectionError)
+DRIVER_ERRORS = frozenset({'OperationalError', 'AdminShutdown'})
+
+
+def database_away(exc):
+    """Whether ``exc`` says the database went away for now."""
+    return isinstance(exc, DATABASE_AWAY) or any(
+        cls.__name__ in DRIVER_ERRORS for cls in type(exc).__mro__)
 WITHIN = 2.5
 FIRST_PAUSE = 0.1
 LAST_PAUSE = 0.5
@@ -57,8 +66,9 @@ def _again_after_faults(name, method):
         while True:
             try:
                 return method(self, ctx, *args, **kwargs)
-            except DATABASE_AWAY as exc:
-                if args or not repeatable(name, kwargs) or \
+            except Exception as exc:
+                if not database_away(exc) or args or \
+                        not repeatable(name, kwargs) or \
                         time.monotonic() + pause > deadline:
                     raise
                 LOG.warning('%s met the database away (%s); running it '

@@ -79,3 +79,17 @@ def test_the_manager_survives_restarts_for_each_repeatable_method():
         if method is not None:
             assert method.__code__ is \
                 db_faults._again_after_faults(name, None).__code__, name
+
+
+def test_the_drivers_own_operational_error_is_the_database_away():
+    class OperationalError(Exception):
+        """As psycopg and psycopg2 name theirs (DB-API)."""
+
+    class AdminShutdown(OperationalError):
+        pass
+
+    assert db_faults.database_away(AdminShutdown('terminating connection'))
+    assert db_faults.database_away(db_exc.DBConnectionError())
+    assert not db_faults.database_away(ValueError('no'))
+    calls = Calls(faults=1, error=AdminShutdown('terminating connection'))
+    assert calls.arq_get(None, uuid='u') == {'uuid': 'u'}
