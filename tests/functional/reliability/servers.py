@@ -18,10 +18,10 @@ import subprocess
 import time
 
 from tests.fixtures import processes
+from tests.fixtures import rabbit_cluster
 
-ROOT = os.path.dirname(os.path.dirname(os.path.dirname(os.path.dirname(
-    os.path.abspath(__file__)))))
-SETUP = os.path.join(ROOT, 'tools', 'test-setup.sh')
+ROOT = rabbit_cluster.ROOT
+SETUP = rabbit_cluster.SETUP
 
 
 def _alive(pid: int | None) -> bool:

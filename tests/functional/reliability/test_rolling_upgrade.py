@@ -26,7 +26,6 @@ release, are tested in ``tests/functional/conductor/test_rpc_versions.py``.)
 """
 
 import itertools
-import os
 import re
 import shutil
 import subprocess
@@ -37,6 +36,7 @@ import pytest
 
 from cyborg_lite.conductor import rpcapi
 from tests.functional.reliability import harness
+from tests.functional.reliability import servers
 
 # The previous release: conductor RPC API 1.3 (2026-12-02).
 PREVIOUS_RELEASE = '80d60bc590d7864b09ff1aee7626afd2ed9c4d19'
@@ -52,12 +52,11 @@ DRAIN_SECONDS = 2
 @pytest.fixture(scope='module')
 def previous_release(tmp_path_factory):
     """The previous release's packages, from git."""
-    root = os.path.dirname(os.path.dirname(os.path.dirname(
-        os.path.dirname(os.path.abspath(__file__)))))
-    found = subprocess.run(
-        ['git', '-C', root, 'cat-file', '-e', PREVIOUS_RELEASE + '^{commit}'],
-        capture_output=True)
-    if shutil.which('git') is None or found.returncode != 0:
+    root = servers.ROOT
+    if shutil.which('git') is None or subprocess.run(
+            ['git', '-C', root, 'cat-file', '-e',
+             PREVIOUS_RELEASE + '^{commit}'],
+            capture_output=True).returncode != 0:
         pytest.skip('the repository history (commit %s) is not here'
                     % PREVIOUS_RELEASE[:7])
     tree = str(tmp_path_factory.mktemp('previous-release'))
