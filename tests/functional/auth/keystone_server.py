@@ -4,10 +4,11 @@ Keystone comes from PyPI into its own virtualenv (``.venv-keystone``,
 made by ``tools/run-tests.sh``; ``CYBORG_LITE_TEST_KEYSTONE_PYTHON`` names
 another interpreter). It runs on SQLite with fernet tokens: the parent
 runs ``keystone-manage db_sync``, ``fernet_setup``, ``credential_setup``,
-starts this file as a child (``python keystone_server.py <keystone.conf>``,
-serving Keystone's WSGI app with wsgiref on a free port it prints), then
-``bootstrap`` with the real URL, and creates projects, users and roles
-through the Identity API.
+starts this file as a child (``python keystone_server.py <keystone.conf>
+[prefix]``, serving Keystone's WSGI app with wsgiref on a free port it
+prints, at the root or under a path such as devstack's ``/identity``),
+then ``bootstrap`` with the real URL, and creates projects, users and
+roles through the Identity API.
 
 The child side imports only the standard library and keystone.
 """
@@ -56,13 +57,17 @@ def keystone_python():
 
 
 class Keystone:
-    """Keystone in a child process; ``start``, ``stop``, ``url``."""
+    """Keystone in a child process; ``start``, ``stop``, ``url`` (its
+    v3 API), ``port``. With ``prefix`` (``/identity``) it answers under
+    that path only, as behind devstack's web server."""
 
-    def __init__(self, python, state_dir):
+    def __init__(self, python, state_dir, prefix=''):
         self.python = python
         self.dir = str(state_dir)
         self.conf = os.path.join(self.dir, 'keystone.conf')
+        self.prefix = prefix
         self.proc = None
+        self.port = None
         self.url = None
 
     def _manage(self, *args):
@@ -79,14 +84,16 @@ class Keystone:
         self._manage('fernet_setup', *owner)
         self._manage('credential_setup', *owner)
         self.proc = subprocess.Popen(
-            [self.python, __file__, self.conf], stdout=subprocess.PIPE,
+            [self.python, __file__, self.conf, self.prefix],
+            stdout=subprocess.PIPE,
             stderr=open(os.path.join(self.dir, 'server.err'), 'w'),
             text=True)
         port = self.proc.stdout.readline().strip()
         if not port:
             raise RuntimeError('keystone did not start; see %s/server.err'
                                % self.dir)
-        self.url = 'http://127.0.0.1:%s/v3' % port
+        self.port = int(port)
+        self.url = 'http://127.0.0.1:%s%s/v3' % (port, self.prefix)
         self._manage('bootstrap', '--bootstrap-password', ADMIN_PASSWORD,
                      '--bootstrap-region-id', 'RegionOne',
                      '--bootstrap-public-url', self.url,
@@ -101,13 +108,30 @@ class Keystone:
             self.proc = None
 
 
-def serve(conf_file):
+def mounted(app, prefix):
+    """``app`` under the path ``prefix`` (``SCRIPT_NAME``), as a web
+    server mounts it; a 404 elsewhere."""
+    if not prefix:
+        return app
+
+    def under_prefix(environ, start_response):
+        path = environ.get('PATH_INFO', '')
+        if path != prefix and not path.startswith(prefix + '/'):
+            start_response('404 Not Found', [('Content-Length', '0')])
+            return [b'']
+        environ['SCRIPT_NAME'] = environ.get('SCRIPT_NAME', '') + prefix
+        environ['PATH_INFO'] = path[len(prefix):]
+        return app(environ, start_response)
+    return under_prefix
+
+
+def serve(conf_file, prefix=''):
     import socketserver
     from wsgiref import simple_server
 
     os.environ['OS_KEYSTONE_CONFIG_FILES'] = conf_file
     from keystone.server import wsgi
-    app = wsgi.initialize_public_application()
+    app = mounted(wsgi.initialize_public_application(), prefix)
 
     class Server(socketserver.ThreadingMixIn, simple_server.WSGIServer):
         daemon_threads = True
@@ -125,5 +149,6 @@ def serve(conf_file):
 
 if __name__ == '__main__':
     conf_file = sys.argv[1]
+    prefix = sys.argv[2] if len(sys.argv) > 2 else ''
     sys.argv[1:] = []  # keystone parses the command line itself
-    serve(conf_file)
+    serve(conf_file, prefix)

@@ -54,6 +54,9 @@ function get_or_create_endpoint { _record get_or_create_endpoint "$@"; echo ep-i
 function run_process { _record run_process "$@"; }
 function stop_process { _record stop_process "$@"; }
 function wait_for_service { _record wait_for_service "$@"; }
+# The openstack client and curl, as a devstack host has them.
+function openstack { _record openstack "$@"; echo token-id; }
+function curl { _record curl "$@"; }
 
 function iniset {
     _record iniset "$@"

@@ -108,8 +108,16 @@ def test_extra_syncs_registers_and_starts(tmp_path):
     assert ['get_or_create_endpoint', 'accelerator', 'RegionOne',
             'http://192.0.2.10:6666/v2'] in log
     started = [c[1] for c in log if c[0] == 'run_process']
-    assert started == ['cyborg-lite-api', 'cyborg-lite-cond',
+    # The agent after a conductor answers through the API: its first
+    # report goes to the conductors' topic at once.
+    assert started == ['cyborg-lite-cond', 'cyborg-lite-api',
                        'cyborg-lite-agent']
+    answered = ['curl', '-g', '-s', '-f', '-o', '/dev/null', '--max-time',
+                '30', '-H', 'X-Auth-Token:', 'token-id',
+                'http://192.0.2.10:6666/v2/device_profiles']
+    heads = [c[:2] for c in log]
+    assert heads.index(['run_process', 'cyborg-lite-api']) < log.index(
+        answered) < heads.index(['run_process', 'cyborg-lite-agent'])
     api = next(c for c in log if c[:2] == ['run_process', 'cyborg-lite-api'])
     assert api[2:] == [str(tmp_path / 'bin' / 'cyborg-lite-api'),
                        '--config-file', conf_file]
