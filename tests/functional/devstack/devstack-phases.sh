@@ -10,8 +10,8 @@
 # rpc_backend, keystone, placement), loads the plugin's settings
 # (run_phase source) and runs its phases (run_phase stack install, ...).
 #
-# Everything it calls is devstack's, but for three things, each defined
-# below after devstack is sourced:
+# Everything it calls is devstack's, but for these, each defined below
+# after devstack is sourced:
 #
 # * systemd, which these machines do not run: _run_under_systemd (what
 #   run_process calls) and $SYSTEMCTL (what stop_process calls) are a
@@ -26,11 +26,10 @@
 #   helpers (Keystone itself runs already, bootstrapped);
 # * nova-compute's part (n-cpu is not enabled): the compute-node
 #   resource provider, named as Nova names it, which the agent looks for
-#   in Placement.
-#
-# and a wait for openstack-cli-server's socket before the first
-# openstack call (stack.sh does much in between), which unstack stops
-# with stop_process (unstack.sh calls systemd's stop_service).
+#   in Placement;
+# * a wait for openstack-cli-server's socket before the first openstack
+#   call (stack.sh does much in between); unstack stops the server with
+#   stop_process (unstack.sh calls systemd's stop_service).
 #
 # OPENSTACKCLIENT_CONF_DIR (functions-common's /etc/openstack, not a
 # setting) is $DEST/etc/openstack, and OS_CLIENT_CONFIG_FILE names its

@@ -6,19 +6,23 @@ skipped without it).
 lib/rpc_backend, lib/keystone, lib/placement), loads the plugin's
 settings and runs ``stack install``, ``stack post-config`` and ``stack
 extra`` in one bash process, as stack.sh does, then ``unstack`` and
-``clean`` in one each. Its header names the three things in it that are
-not devstack's: a launcher in systemd's place (``_run_under_systemd`` and
-``$SYSTEMCTL``, which ``run_process`` and ``stop_process`` call), the
+``clean`` in one each. Its header names what in it is not devstack's: a
+launcher in systemd's place (``_run_under_systemd`` and ``$SYSTEMCTL``,
+which ``run_process``, ``stop_process`` and ``service_check`` call), the
 Keystone accounts that the checks use rather than all of
-``create_keystone_accounts``, and nova-compute's compute-node provider.
+``create_keystone_accounts``, nova-compute's compute-node provider, and
+a wait for openstack-cli-server.
 
 This module gives it what a devstack host would have:
 
 * a devstack tree: links to the files of ``$DEVSTACK_DIR`` (which is not
   written to) and a ``local.conf``, whose ``localrc`` section is
-  ``LOCALRC`` below;
+  ``Devstack.localrc``'s;
 * the plugin's repository in ``$DEST/cyborg-lite``, as Zuul puts a
-  job's projects there (a link to this repository);
+  job's projects there: a copy of this repository's working tree (its
+  tracked and untracked files), so that what devstack writes there
+  (``setup_develop``'s egg-info) stays out of this one; as the copy has
+  no git history, ``PBR_VERSION`` gives pbr the version;
 * Keystone 30 (``.venv-keystone``, see ``tests/functional/auth/
   keystone_server.py``) under ``/identity``, as behind devstack's web
   server, bootstrapped with ``ADMIN_PASSWORD`` and ``RegionOne``: what
@@ -32,10 +36,12 @@ This module gives it what a devstack host would have:
   enabled: devstack installs it from git);
 * devstack's global virtualenv (``GLOBAL_VENV=True``, its default) made
   beforehand with this project's virtualenv's packages visible in it (a
-  ``.pth`` file): devstack's ``setup_develop`` and ``pip_install``
-  install into it for real (cyborg-lite from ``$DEST/cyborg-lite``,
-  gunicorn, keystonemiddleware, python-memcached) and find the
-  dependencies there. The database driver, psycopg2, is the project's
+  ``.pth`` file): devstack's ``setup_develop`` installs cyborg-lite from
+  ``$DEST/cyborg-lite`` into it for real (its console scripts are the
+  services' programs), and ``pip_install`` finds the rest already there
+  (cyborg-lite's dependencies, gunicorn, keystonemiddleware,
+  python-memcached, python-openstackclient), so that no package is
+  downloaded. The database driver, psycopg2, is the project's too
   (stack.sh's ``install_database_python`` is not run);
 * ``$REQUIREMENTS_DIR`` without a clone of openstack/requirements (no
   git host is reachable): what devstack reads there, ``upper-
@@ -52,7 +58,10 @@ This module gives it what a devstack host would have:
   (10.3.1 with python-cyborgclient's plugin) with devstack's
   clouds.yaml. openstack-cli-server's socket is ``/tmp/openstack.sock``,
   whoever runs it: two runs of this test at once on one host would
-  share it.
+  share it;
+* devstack's ``write_clouds_yaml`` removes ``~STACK_USER/.config/
+  openstack/clouds.yaml``, an older file of devstack's: one that exists
+  is put back afterwards.
 
 The ``localrc`` settings that a single-node ``local.conf`` would not
 have, each for a reason:
@@ -82,6 +91,7 @@ have, each for a reason:
   on the shared RabbitMQ.
 """
 
+import importlib.metadata
 import json
 import os
 import pwd
@@ -288,9 +298,24 @@ class Devstack:
         self._write_tree(pg, rabbit)
         self._make_venv()
         self._make_requirements_dir()
-        os.makedirs(self.dest, exist_ok=True)
-        os.symlink(ROOT, os.path.join(self.dest, 'cyborg-lite'))
+        self._copy_repository()
         self._save_user_clouds()
+
+    def _copy_repository(self):
+        """This repository's working tree (tracked and untracked files,
+        not what git ignores) in ``$DEST/cyborg-lite``."""
+        files = subprocess.run(
+            ['git', '-C', ROOT, 'ls-files', '-z', '--cached', '--others',
+             '--exclude-standard'], check=True,
+            capture_output=True).stdout.decode().split('\0')
+        dest = os.path.join(self.dest, 'cyborg-lite')
+        for name in filter(None, files):
+            source = os.path.join(ROOT, name)
+            if not os.path.isfile(source):
+                continue  # deleted in the working tree
+            os.makedirs(os.path.dirname(os.path.join(dest, name)),
+                        exist_ok=True)
+            shutil.copy2(source, os.path.join(dest, name))
 
     def _mkdir(self, *parts):
         path = os.path.join(self.tmp, *parts)
@@ -412,6 +437,8 @@ class Devstack:
         env = {k: v for k, v in os.environ.items()
                if not k.startswith(('OS_', 'VIRTUAL_ENV', 'PYTHON'))}
         env['PGPORT'] = str(self.pg.port)
+        # What pbr would read from git, which the copy has not.
+        env['PBR_VERSION'] = importlib.metadata.version('cyborg-lite')
         return env
 
     def run(self, mode, timeout=300):
@@ -497,9 +524,6 @@ class Devstack:
             if self.keystone is not None:
                 self.keystone.stop()
             self._drop_database()
-            link = os.path.join(self.dest, 'cyborg-lite')
-            if os.path.islink(link):
-                os.unlink(link)
             self._restore_user_clouds()
 
     def _drop_database(self):
@@ -523,6 +547,11 @@ def _skip_without_peers():
     if not os.path.exists(LEGACY_OSC):
         pytest.skip('no python-openstackclient with python-cyborgclient '
                     '(CYBORG_LITE_TEST_LEGACY_OSC)')
+    if shutil.which('git') is None or subprocess.run(
+            ['git', '-C', ROOT, 'rev-parse'],
+            capture_output=True).returncode != 0:
+        pytest.skip('not a git checkout: the test copies the working tree '
+                    'that git lists')
     if subprocess.run(['sudo', '-n', 'true'],
                       capture_output=True).returncode != 0:
         pytest.skip('devstack needs sudo without a password')
