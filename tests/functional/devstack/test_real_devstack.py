@@ -16,8 +16,7 @@ a wait for openstack-cli-server.
 This module gives it what a devstack host would have:
 
 * a devstack tree: links to the files of ``$DEVSTACK_DIR`` (which is not
-  written to) and a ``local.conf``, whose ``localrc`` section is
-  ``Devstack.localrc``'s;
+  written to) and a ``local.conf`` (``LOCAL_CONF``);
 * the plugin's repository in ``$DEST/cyborg-lite``, as Zuul puts a
   job's projects there: a copy of this repository's working tree (its
   tracked and untracked files), so that what devstack writes there
@@ -96,7 +95,9 @@ import importlib.metadata
 import json
 import os
 import pwd
+import re
 import shutil
+import signal
 import socket
 import subprocess
 import sys
@@ -135,12 +136,34 @@ DATABASE_PASSWORD = 'database-secret'
 GLOBAL_REQUIREMENTS = ['keystonemiddleware', 'python-memcached',
                        'python-openstackclient']
 
-pytestmark = pytest.mark.skipif(
-    not DEVSTACK_DIR, reason='DEVSTACK_DIR is not set: no devstack tree to '
-                             'run the devstack plugin with')
+SKIP_REASON = ('DEVSTACK_DIR is not set: no devstack tree to run the '
+               'devstack plugin with')
 
+# The run's local.conf; each {name} is this run's own value. The install
+# guide (doc/source/install/devstack.rst) shows it, with those values in
+# angle brackets.
 LOCAL_CONF = """[[local|localrc]]
-{localrc}
+DEST={dest}
+DATA_DIR=$DEST/data
+SERVICE_DIR=$DEST/status
+STACK_USER={user}
+HOST_IP=127.0.0.1
+SERVICE_HOST=127.0.0.1
+ADMIN_PASSWORD={admin_password}
+SERVICE_PASSWORD={service_password}
+DATABASE_PASSWORD={database_password}
+DATABASE_USER={pg_user}
+BASE_SQL_CONN=postgresql://{pg_user}:{database_password}@{pg_host}:{pg_port}
+RABBIT_HOST={rabbit_host}
+RABBIT_USERID={rabbit_user}
+RABBIT_PASSWORD={rabbit_password}
+KEYSTONE_SERVICE_HOST=127.0.0.1:{keystone_port}
+PLACEMENT_SERVICE_HOST=127.0.0.1:{placement_port}
+ENABLED_SERVICES=key,rabbit,postgresql,openstack-cli-server
+enable_plugin cyborg-lite file://{repository}
+CYBORG_LITE_CONF_DIR=$DEST/etc/cyborg-lite
+CYBORG_LITE_API_PORT={api_port}
+CYBORG_LITE_DB_NAME={db_name}
 
 [[post-config|$CYBORG_LITE_CONF]]
 [conductor]
@@ -243,7 +266,7 @@ class Forwarder:
 def _kill_group(pid):
     """SIGKILL to a launched service's session, if it still runs."""
     try:
-        os.killpg(pid, 9)
+        os.killpg(pid, signal.SIGKILL)
     except (ProcessLookupError, PermissionError):
         pass
 
@@ -351,33 +374,19 @@ class Devstack:
         self.placement_url = 'http://127.0.0.1:%d/placement' % (
             self.placement.port)
 
-    def localrc(self, pg, rabbit):
-        return [
-            'DEST=%s' % self.dest,
-            # stackrc derives these from its own DEST before it reads
-            # localrc.
-            'DATA_DIR=$DEST/data',
-            'SERVICE_DIR=$DEST/status',
-            'STACK_USER=%s' % self.user,
-            'HOST_IP=127.0.0.1',
-            'SERVICE_HOST=127.0.0.1',
-            'ADMIN_PASSWORD=%s' % keystone_server.ADMIN_PASSWORD,
-            'SERVICE_PASSWORD=%s' % SERVICE_PASSWORD,
-            'DATABASE_PASSWORD=%s' % DATABASE_PASSWORD,
-            'DATABASE_USER=%s' % pg.username,
-            'BASE_SQL_CONN=postgresql://%s:%s@%s:%d' % (
-                pg.username, DATABASE_PASSWORD, pg.host, pg.port),
-            'RABBIT_HOST=%s' % self.forwarder.host,
-            'RABBIT_USERID=%s' % rabbit.username,
-            'RABBIT_PASSWORD=%s' % rabbit.password,
-            'KEYSTONE_SERVICE_HOST=127.0.0.1:%d' % self.keystone.port,
-            'PLACEMENT_SERVICE_HOST=127.0.0.1:%d' % self.placement.port,
-            'ENABLED_SERVICES=key,rabbit,postgresql,openstack-cli-server',
-            'enable_plugin cyborg-lite file://%s' % ROOT,
-            'CYBORG_LITE_CONF_DIR=$DEST/etc/cyborg-lite',
-            'CYBORG_LITE_API_PORT=%d' % self.api_port,
-            'CYBORG_LITE_DB_NAME=%s' % self.db_name,
-        ]
+    def local_conf(self, pg, rabbit):
+        return LOCAL_CONF.format(
+            dest=self.dest, user=self.user,
+            admin_password=keystone_server.ADMIN_PASSWORD,
+            service_password=SERVICE_PASSWORD,
+            database_password=DATABASE_PASSWORD, pg_user=pg.username,
+            pg_host=pg.host, pg_port=pg.port,
+            rabbit_host=self.forwarder.host, rabbit_user=rabbit.username,
+            rabbit_password=rabbit.password,
+            keystone_port=self.keystone.port,
+            placement_port=self.placement.port, repository=ROOT,
+            api_port=self.api_port, db_name=self.db_name,
+            suffix=self.suffix)
 
     def _write_tree(self, pg, rabbit):
         os.makedirs(self.top)
@@ -389,9 +398,7 @@ class Devstack:
                 os.symlink(os.path.join(devstack_dir, name),
                            os.path.join(self.top, name))
         with open(os.path.join(self.top, 'local.conf'), 'w') as f:
-            f.write(LOCAL_CONF.format(
-                localrc='\n'.join(self.localrc(pg, rabbit)),
-                suffix=self.suffix))
+            f.write(self.local_conf(pg, rabbit))
 
     def _make_venv(self):
         # The interpreter this project's virtualenv was made from.
@@ -568,6 +575,8 @@ def _skip_without_peers():
 
 @pytest.fixture(scope='module')
 def devstack(tmp_path_factory):
+    if not DEVSTACK_DIR:
+        pytest.skip(SKIP_REASON)
     _skip_without_peers()
     host = Devstack(tmp_path_factory.mktemp('devstack'))
     try:
@@ -739,3 +748,33 @@ def test_unstack_stops_everything_and_clean_removes_the_config(devstack):
     assert os.path.exists(devstack.conf)
     devstack.run('clean')
     assert not os.path.exists(devstack.conf_dir)
+
+
+def _guide_local_conf():
+    """The literal block of the install guide's devstack page that shows
+    the tested local.conf."""
+    with open(os.path.join(ROOT, 'doc', 'source', 'install',
+                           'devstack.rst')) as f:
+        lines = f.read().splitlines()
+    blocks, block = [], None
+    for line in lines:
+        if block is not None:
+            if line.startswith('    ') or not line.strip():
+                block.append(line[4:])
+                continue
+            blocks.append('\n'.join(block).strip('\n'))
+            block = None
+        if line.endswith('::'):
+            block = []
+    return next(b for b in blocks if '\nDEST=' in b)
+
+
+def test_install_guide_shows_the_tested_local_conf():
+    guide = _guide_local_conf().splitlines()
+    tested = LOCAL_CONF.strip('\n').splitlines()
+    assert len(guide) == len(tested), guide
+    for shown, line in zip(guide, tested, strict=True):
+        # Each {name} of the run is "<...>" in the guide, or a value.
+        pattern = '.+'.join(re.escape(part)
+                            for part in re.split(r'\{\w+\}', line))
+        assert re.fullmatch(pattern, shown), (shown, line)
