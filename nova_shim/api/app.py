@@ -40,6 +40,7 @@ import webob.dec
 from nova_shim.api import auth
 from nova_shim.api.handlers import external_events
 from nova_shim.api.handlers import flavors
+from nova_shim.api.handlers import instance_actions
 from nova_shim.api.handlers import server_actions
 from nova_shim.api.handlers import servers
 from nova_shim.api.handlers import services
@@ -83,6 +84,11 @@ ROUTES: list[tuple[str, re.Pattern, Callable]] = [
     ('DELETE', re.compile(r'^/servers/%s$' % _UUID), servers.delete_server),
     ('POST', re.compile(r'^/servers/%s/action$' % _UUID),
      server_actions.server_action),
+    ('GET', re.compile(r'^/servers/%s/os-instance-actions$' % _UUID),
+     instance_actions.list_actions),
+    ('GET', re.compile(r'^/servers/%s/os-instance-actions/'
+                       r'(?P<request_id>[^/]+)$' % _UUID),
+     instance_actions.show_action),
     ('POST', re.compile(r'^/os-server-external-events$'),
      external_events.create),
     ('GET', re.compile(r'^/os-services$'), services.list_services),

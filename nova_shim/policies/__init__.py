@@ -13,6 +13,7 @@ from oslo_policy import policy
 
 from nova_shim.policies import base
 from nova_shim.policies import flavors
+from nova_shim.policies import instance_actions
 from nova_shim.policies import server_actions
 from nova_shim.policies import server_external_events
 from nova_shim.policies import servers
@@ -23,7 +24,8 @@ def list_rules() -> list[policy.RuleDefault]:
     return list(itertools.chain(base.RULES, servers.RULES,
                                 server_actions.RULES, flavors.RULES,
                                 services.RULES,
-                                server_external_events.RULES))
+                                server_external_events.RULES,
+                                instance_actions.RULES))
 
 
 def make_enforcer(conf) -> policy.Enforcer:

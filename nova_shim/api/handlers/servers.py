@@ -16,8 +16,10 @@ the caller's own project's servers, every project's with
 from oslo_utils import strutils
 import webob
 
+from nova_shim.api.handlers import instance_actions
 from nova_shim.api import http
 from nova_shim.api import views
+from nova_shim.compute import actions
 from nova_shim.compute import flavors
 from nova_shim.compute.manager import ComputeManager
 from nova_shim import exception
@@ -118,6 +120,9 @@ def create_server(req: webob.Request, manager: ComputeManager
     instances = manager.build_instances(ctx, body['name'], flavor,
                                         min_count, max_count,
                                         image_ref=_image_ref(body))
+    for instance in instances:
+        actions.record_action(manager.deps, ctx, instance.uuid,
+                              actions.CREATE)
     if reservation_id:
         return http.json_response(
             {'reservation_id': instances[0].reservation_id}, 202)
@@ -192,7 +197,9 @@ def show_server(req: webob.Request, manager: ComputeManager,
 def delete_server(req: webob.Request, manager: ComputeManager,
                   uuid: str) -> webob.Response:
     visible(req, manager, uuid, server_policies.SERVERS % 'delete')
-    manager.delete_instance(http.project_context(req), uuid)
+    ctx = http.project_context(req)
+    instance_actions.recorded(manager, ctx, uuid, actions.DELETE,
+                              manager.delete_instance, ctx, uuid)
     return webob.Response(status=204)
 
 
