@@ -136,6 +136,8 @@ DATABASE_PASSWORD = 'database-secret'
 GLOBAL_REQUIREMENTS = ['keystonemiddleware', 'python-memcached',
                        'python-openstackclient']
 
+# devstack's files/openstack-cli-server names it.
+CLI_SERVER_SOCKET = '/tmp/openstack.sock'
 SKIP_REASON = ('DEVSTACK_DIR is not set: no devstack tree to run the '
                'devstack plugin with')
 
@@ -303,6 +305,7 @@ class Devstack:
         self.pids = {}
         self.launched = {}
         self.stacked = False
+        self.started_at = None
         self._saved_clouds = None
 
     # -- the host ---------------------------------------------------------
@@ -489,6 +492,7 @@ class Devstack:
         return text
 
     def stack(self):
+        self.started_at = time.time()
         try:
             self.run('stack')
         finally:
@@ -538,6 +542,17 @@ class Devstack:
                 self.keystone.stop()
             self._drop_database()
             self._restore_user_clouds()
+            self._remove_cli_server_socket()
+
+    def _remove_cli_server_socket(self):
+        # openstack-cli-server leaves its socket behind; this run's (made
+        # since it stacked) goes.
+        try:
+            made = os.stat(CLI_SERVER_SOCKET).st_mtime
+        except FileNotFoundError:
+            return
+        if self.started_at is not None and made >= self.started_at:
+            os.unlink(CLI_SERVER_SOCKET)
 
     def _drop_database(self):
         admin = sa.create_engine(databases.pg_server_url(),
