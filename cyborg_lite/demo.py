@@ -8,8 +8,10 @@ instance's state, its host, its ARQs' states and the host devices in the
 guest's libvirt XML. Then, with two vGPU hosts: a vGPU guest whose first
 host's GPU refuses new vGPUs is rescheduled to the other one, and once
 that host is marked down, evacuated back to the first (repaired) one,
-with new ARQs bound there. At the end it checks that no ARQ, allocation
-or mdev is left behind.
+with new ARQs bound there; once that host is up again, the guest is
+cold-migrated to it (its ARQ unbound on the source, a new one bound on
+the destination) and the move confirmed (the source's ARQ deleted). At
+the end it checks that no ARQ, allocation or mdev is left behind.
 """
 
 import time
@@ -151,8 +153,18 @@ class GuestDemo:
             self.show('evacuate', self.wait(uuid, 'ACTIVE'))
         finally:
             self.service(source, forced_down=False)
+        self.migrate_and_confirm(uuid)
         self.delete(uuid)
         return uuid
+
+    def migrate_and_confirm(self, uuid):
+        """Cold-migrate a guest (an admin's action) and confirm it."""
+        self._call('POST', '%s/servers/%s/action' % (self.compute, uuid),
+                   (202,), headers=ADMIN, json={'migrate': None})
+        self.show('migrate', self.wait(uuid, 'VERIFY_RESIZE'))
+        self._call('POST', '%s/servers/%s/action' % (self.compute, uuid),
+                   (204,), json={'confirmResize': None})
+        self.show('confirm', self.wait(uuid, 'ACTIVE'))
 
     def _wait_gone(self, uuid, timeout=60):
         deadline = time.monotonic() + timeout

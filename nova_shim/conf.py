@@ -87,6 +87,10 @@ DEFAULT_OPTS = [
                     'database when [database] connection is unset.'),
     cfg.StrOpt('host', sample_default='<hostname>',
                help='Name of this compute service. Default: the FQDN.'),
+    cfg.BoolOpt('allow_resize_to_same_host', default=False,
+                help='Let a resize stay on the node the instance is on '
+                     '(as Nova: useful on a single node). A cold '
+                     'migration always moves to another node.'),
 ]
 
 COMPUTE_OPTS = [

@@ -48,11 +48,6 @@ class ForbiddenWithAccelerators(NovaShimException):
     msg_fmt = 'Feature not supported with instances that have accelerators.'
 
 
-class MoveForbiddenWithAccelerators(ForbiddenWithAccelerators):
-    """A migration refused for instances with accelerators: HTTP 403, as
-    Nova's migrate and os-migrateLive answer it."""
-
-
 class UnsupportedAttachHandle(NovaShimException):
     msg_fmt = ('Accelerator request %(arq)s has attach handle type '
                '%(type)r, which cannot be attached to a guest.')
@@ -78,6 +73,10 @@ class VersionNotFound(ItemNotFound):
 
 class InstanceNotFound(NovaShimException):
     msg_fmt = 'Instance %(instance_id)s could not be found.'
+
+
+class MigrationNotFound(NovaShimException):
+    msg_fmt = 'Migration %(migration_id)s could not be found.'
 
 
 class HypervisorError(NovaShimException):

@@ -54,6 +54,43 @@ class Service:
         return not self.forced_down
 
 
+@dataclasses.dataclass
+class Migration:
+    """A cold migration or resize of an instance (Nova's ``migrations``
+    row). ``uuid`` is the Placement consumer that holds the source
+    node's allocation until the move is confirmed or reverted;
+    ``old_flavor`` and ``new_flavor`` are the instance's flavor dicts
+    before and after; ``source_arqs`` the ARQs it had on the source,
+    each with the device provider it was bound to (``{arq uuid: rp
+    uuid}``), which a revert binds there again."""
+
+    id: int
+    uuid: str
+    instance_uuid: str
+    migration_type: str
+    status: str
+    source_compute: str | None
+    source_node: str | None
+    dest_compute: str | None
+    dest_node: str | None
+    old_flavor: dict
+    new_flavor: dict
+    source_arqs: dict[str, str]
+    old_vm_state: str
+    project_id: str | None
+    user_id: str | None
+    created_at: datetime.datetime
+    updated_at: datetime.datetime
+
+    @property
+    def is_resize(self) -> bool:
+        return self.migration_type == 'resize'
+
+    @property
+    def source_arq_uuids(self) -> list[str]:
+        return list(self.source_arqs)
+
+
 # The flavor extra spec that asks for accelerators: the name of a Cyborg
 # device profile.
 DEVICE_PROFILE_SPEC = 'accel:device_profile'

@@ -19,6 +19,10 @@ functions that take a keystoneauth1 ``adapter`` talk to Placement:
   instance's own) are never offered.
 * ``ensure_compute_node``: the compute node's root provider and its
   VCPU, MEMORY_MB and DISK_GB inventory, as nova-compute reports them.
+* ``move_allocations``: hand one consumer's allocations to another in
+  one ``POST /allocations``, as Nova's report client does when a cold
+  migration or resize starts (the instance's source allocation goes to
+  the migration) and when it is reverted (back to the instance);
 * ``delete_allocation``.
 """
 
@@ -290,6 +294,51 @@ def consumer_generation(adapter: ks_adapter.Adapter,
     body = resp.json()
     return body.get('consumer_generation') if body.get('allocations') \
         else None
+
+
+def _get_allocations(adapter: ks_adapter.Adapter, consumer: str) -> dict:
+    url = '/allocations/%s' % consumer
+    resp = _request(adapter, 'GET', url, CANDIDATES_VERSION)
+    if resp.status_code != 200:
+        raise _fail(resp, 'GET', url)
+    return resp.json()
+
+
+def move_allocations(adapter: ks_adapter.Adapter, source_consumer: str,
+                     target_consumer: str) -> bool:
+    """Give ``source_consumer``'s allocations to ``target_consumer`` (whose
+    own, if any, they replace) in one call; False when the source holds
+    none. A generation conflict (another writer meanwhile) is tried
+    again with fresh generations, up to three times."""
+    for _attempt in range(_CLAIM_ATTEMPTS):
+        source = _get_allocations(adapter, source_consumer)
+        if not source.get('allocations'):
+            return False
+        target = _get_allocations(adapter, target_consumer)
+        owner = {'project_id': source['project_id'],
+                 'user_id': source['user_id']}
+        body = {
+            source_consumer: dict(
+                owner, allocations={},
+                consumer_generation=source['consumer_generation']),
+            target_consumer: dict(
+                owner, allocations={
+                    rp: {'resources': alloc['resources']}
+                    for rp, alloc in source['allocations'].items()},
+                consumer_generation=(target.get('consumer_generation')
+                                     if target.get('allocations') else None)),
+        }
+        resp = _request(adapter, 'POST', '/allocations', CANDIDATES_VERSION,
+                        json=body)
+        if resp.status_code == 204:
+            return True
+        if resp.status_code != 409:
+            raise _fail(resp, 'POST', '/allocations')
+        LOG.info('Moving allocations of %s to %s conflicted; trying again',
+                 source_consumer, target_consumer)
+    raise exception.PlacementAPIError(
+        method='POST', url='/allocations',
+        msg='the allocations of %s kept changing' % source_consumer)
 
 
 def delete_allocation(adapter: ks_adapter.Adapter, instance_uuid: str) -> None:

@@ -235,6 +235,20 @@ class _CyborgClient:
                 msg='%s. Binding failed for ARQ UUIDs: %s'
                 % (exc.kwargs['msg'], ','.join(bindings))) from exc
 
+    def unbind_arqs(self, arq_uuids: list[str]) -> None:
+        """Unbind ARQs (``PATCH`` with ``remove`` of ``/hostname``,
+        ``/device_rp_uuid`` and ``/instance_uuid`` for each; 202): Cyborg
+        frees their attach handles (an mdev is removed) and they are
+        Unbound, with no instance, to be bound again or deleted. Raises
+        AcceleratorRequestOpFailed."""
+        if not arq_uuids:
+            return
+        patch = {arq_uuid: [{'path': '/' + field, 'op': 'remove'}
+                            for field in ('hostname', 'device_rp_uuid',
+                                          'instance_uuid')]
+                 for arq_uuid in arq_uuids}
+        self._call('PATCH', ARQ_URL, 'unbind', json=patch)
+
     def get_arqs_for_instance(self, instance_uuid: str,
                               only_resolved: bool = False) -> list[dict]:
         """The ARQs of an instance (``GET ?instance=``; ``{"arqs": [...]}``).
@@ -271,11 +285,13 @@ class _CyborgClient:
         self._call('DELETE', ARQ_URL, 'delete',
                    params={'instance': instance_uuid})
 
-    def delete_arqs_by_uuid(self, arq_uuids: list[str]) -> None:
-        """Delete ARQs by UUID (``DELETE ?arqs=u1,u2``); errors are logged.
+    def delete_arqs_by_uuid(self, arq_uuids: list[str],
+                            strict: bool = False) -> None:
+        """Delete ARQs by UUID (``DELETE ?arqs=u1,u2``); errors are
+        logged, or with ``strict`` raised.
 
         Cyborg answers 404 when any of them is gone already, which is
-        expected during cleanup.
+        expected during cleanup (never raised).
         """
         if not arq_uuids:
             return
@@ -283,5 +299,7 @@ class _CyborgClient:
             self._call('DELETE', ARQ_URL, 'delete',
                        params={'arqs': ','.join(arq_uuids)})
         except exception.AcceleratorRequestOpFailed as exc:
+            if strict and exc.status_code != 404:
+                raise
             level = logging.INFO if exc.status_code == 404 else logging.ERROR
             LOG.log(level, 'Deleting ARQs %s: %s', arq_uuids, exc)

@@ -111,7 +111,6 @@ ERRORS: list[tuple[type, int, str]] = [
     (exception.InstanceInvalidState, 409, 'conflictingRequest'),
     (exception.InstanceNotReady, 409, 'conflictingRequest'),
     (exception.InstanceDeleting, 409, 'conflictingRequest'),
-    (exception.MoveForbiddenWithAccelerators, 403, 'forbidden'),
     (exception.ForbiddenWithAccelerators, 400, 'badRequest'),
     (exception.NotSupported, 400, 'badRequest'),
     (exception.InvalidRequest, 400, 'badRequest'),

@@ -9,9 +9,13 @@ is. Without any, it calls an open (``noauth2``) API with identity
 headers: ``--project``/``--user``, and the admin role with ``--admin``.
 ``boot --device-profile DP [--flavor F] NAME`` boots a server from a
 configured flavor with ``accel:device_profile=DP`` added to its extra
-specs, and waits for ACTIVE or ERROR unless ``--no-wait``. Refused
-operations (``resize``, ``migrate``, ``live-migrate``, ``suspend``,
-``resume``) print the API's message and exit 1, as every error does.
+specs, and waits for ACTIVE or ERROR unless ``--no-wait``.
+``resize SERVER FLAVOR`` and ``migrate SERVER [--host HOST]`` move a
+server (``--wait``: until VERIFY_RESIZE, or until the move failed and it
+is back as it was); ``resize-confirm`` and ``resize-revert`` end the
+move, as novaclient names them. Refused operations (``live-migrate``,
+``suspend``, ``resume``) print the API's message and exit 1, as every
+error does.
 ``image-create [--metadata K=V] SERVER NAME`` and ``backup SERVER NAME
 BACKUP_TYPE ROTATION`` (as novaclient names them) print the new image's
 id. ``boot --min-count N --max-count M`` boots several servers from one
@@ -38,7 +42,9 @@ SIMPLE_ACTIONS = {
     'pause': {'pause': None}, 'unpause': {'unpause': None},
     'rebuild': {'rebuild': {}}, 'shelve': {'shelve': None},
     'shelve-offload': {'shelveOffload': None}, 'unshelve': {'unshelve': None},
-    'migrate': {'migrate': None}, 'live-migrate': {'os-migrateLive': {
+    'resize-confirm': {'confirmResize': None},
+    'resize-revert': {'revertResize': None},
+    'live-migrate': {'os-migrateLive': {
         'host': None, 'block_migration': 'auto'}},
     'suspend': {'suspend': None}, 'resume': {'resume': None},
     'rescue': {'rescue': None}, 'unrescue': {'unrescue': None},
@@ -90,10 +96,14 @@ class Client:
         self.session = requests.Session()
         self.session.headers.update(self.headers)
 
-    def _send(self, method: str, url: str, **kw):
+    def _send(self, method: str, url: str, headers: dict | None = None,
+              **kw):
         if self.keystone is None:
-            return self.session.request(method, url, timeout=60, **kw)
-        return self.keystone.request(url, method, headers=self.headers,
+            return self.session.request(method, url, timeout=60,
+                                        headers=headers, **kw)
+        return self.keystone.request(url, method,
+                                     headers=dict(self.headers,
+                                                  **(headers or {})),
                                      raise_exc=False, timeout=60, **kw)
 
     def call(self, method: str, path: str, ok=(200, 202, 204), **kw):
@@ -138,11 +148,15 @@ def _print_server(server: dict) -> None:
                                hostdev['address']))
 
 
+# The statuses in which a server waited for has arrived (with no task).
+SETTLED = ('ACTIVE', 'ERROR', 'SHUTOFF', 'VERIFY_RESIZE')
+
+
 def _wait(client: Client, server_id: str, timeout: float) -> dict:
     deadline = time.monotonic() + timeout
     while True:
         server = client.call('GET', '/servers/' + server_id)['server']
-        if server['status'] in ('ACTIVE', 'ERROR', 'SHUTOFF') and \
+        if server['status'] in SETTLED and \
                 not server['OS-EXT-STS:task_state']:
             return server
         if time.monotonic() > deadline:
@@ -213,6 +227,28 @@ def services(client: Client, args: argparse.Namespace) -> int:
     return 0
 
 
+# command -> (action body, request headers) of the actions that take
+# arguments
+ARGUMENT_ACTIONS = {
+    'reboot': lambda args: (
+        {'reboot': {'type': 'HARD' if args.hard else 'SOFT'}}, None),
+    'evacuate': lambda args: (
+        {'evacuate': {'host': args.host} if args.host else {}}, None),
+    'resize': lambda args: ({'resize': {'flavorRef': args.flavor}}, None),
+    # A host needs 2.56.
+    'migrate': lambda args: (
+        {'migrate': {'host': args.host} if args.host else None},
+        {'OpenStack-API-Version': 'compute 2.56'}),
+}
+
+
+def _action(args: argparse.Namespace) -> tuple[dict, dict | None]:
+    """The body and headers of a command's server action."""
+    if args.command in ARGUMENT_ACTIONS:
+        return ARGUMENT_ACTIONS[args.command](args)
+    return SIMPLE_ACTIONS[args.command], None
+
+
 def run(client: Client, args: argparse.Namespace) -> int:
     """Every command except boot."""
     if args.command == 'list':
@@ -226,23 +262,14 @@ def run(client: Client, args: argparse.Namespace) -> int:
         _print_server(client.call('GET', path)['server'])
     elif args.command == 'delete':
         client.call('DELETE', path)
-    elif args.command == 'reboot':
-        client.call('POST', path + '/action', json={
-            'reboot': {'type': 'HARD' if args.hard else 'SOFT'}})
-    elif args.command == 'evacuate':
-        client.call('POST', path + '/action', json={
-            'evacuate': {'host': args.host} if args.host else {}})
     elif args.command in IMAGE_COMMANDS:
         print(client.call('POST', path + '/action',
                           json=IMAGE_COMMANDS[args.command](args))['image_id'])
         return 0
-    elif args.command == 'resize':
-        client.call('POST', path + '/action',
-                    json={'resize': {'flavorRef': args.flavor}})
     else:
-        client.call('POST', path + '/action',
-                    json=SIMPLE_ACTIONS[args.command])
-    if args.command == 'unshelve' and args.wait:
+        body, headers = _action(args)
+        client.call('POST', path + '/action', json=body, headers=headers)
+    if args.command in ('unshelve', 'resize', 'migrate') and args.wait:
         _print_server(_wait(client, server_id, args.timeout))
     elif args.command == 'delete':
         print('%s  %-20s deleted' % (server_id, args.server))
@@ -304,15 +331,19 @@ def parser(argv: list[str] | None = None) -> argparse.ArgumentParser:
                              action='store_const', const=False)
     service_cmd.add_argument('--reason', help='why it is disabled')
     sub.add_parser('list', help='list servers')
-    for name in ['show', 'delete', 'reboot', 'resize', 'unshelve'] + sorted(
-            set(SIMPLE_ACTIONS) - {'unshelve'}):
+    for name in ['show', 'delete', 'reboot', 'resize', 'migrate',
+                 'unshelve'] + sorted(set(SIMPLE_ACTIONS) - {'unshelve'}):
         cmd = sub.add_parser(name, help='%s a server' % name)
         cmd.add_argument('server', help='server id or name')
         if name == 'reboot':
             cmd.add_argument('--hard', action='store_true')
         if name == 'resize':
             cmd.add_argument('flavor')
-        if name == 'unshelve':
+        if name == 'migrate':
+            cmd.add_argument('--host', help='the host to move it to '
+                                            '(admin; default: the '
+                                            'scheduler chooses)')
+        if name in ('unshelve', 'resize', 'migrate'):
             cmd.add_argument('--wait', action='store_true')
     image_cmd = sub.add_parser('image-create',
                                help='snapshot a server into an image')

@@ -70,6 +70,38 @@ def create_and_bind(deps: ComputeDeps, ctx: RequestContext,
     return uuids, waiter
 
 
+def unbind(deps: ComputeDeps, ctx: RequestContext,
+           uuids: list[str]) -> None:
+    """Unbind some of an instance's ARQs (a guest leaving its host):
+    Cyborg frees their devices and keeps the ARQs, Unbound, to be bound
+    again (``rebind``) or deleted. AcceleratorRequestOpFailed if Cyborg
+    refuses."""
+    client(deps, ctx).unbind_arqs(list(uuids))
+
+
+def rebind(deps: ComputeDeps, ctx: RequestContext, instance_uuid: str,
+           hostname: str, bindings: dict[str, str]) -> list[dict]:
+    """Bind Unbound ARQs (``{arq uuid: device rp uuid}``) to the
+    instance on ``hostname`` again, and wait until Cyborg says they are
+    bound: the ARQs, in ``bindings``' order. AcceleratorRequestBinding
+    Failed or BuildAbortException when they do not bind."""
+    if not bindings:
+        return []
+    waiter = deps.events.prepare(instance_uuid,
+                                 [(EVENT_NAME, u) for u in bindings])
+    try:
+        client(deps, ctx).bind_arqs(
+            {arq: {'hostname': hostname, 'device_rp_uuid': rp,
+                   'instance_uuid': instance_uuid}
+             for arq, rp in bindings.items()})
+    except exception.AcceleratorRequestBindingFailed:
+        deps.events.forget(waiter)
+        raise
+    arqs = {arq['uuid']: arq for arq in
+            wait_for_bound_arqs(deps, ctx, instance_uuid, waiter)}
+    return [arqs[u] for u in bindings]
+
+
 def expect_events(deps: ComputeDeps, instance: Instance) -> EventWaiter:
     """A waiter for the events of the ARQs the instance already has."""
     return deps.events.prepare(instance.uuid,
@@ -79,14 +111,18 @@ def expect_events(deps: ComputeDeps, instance: Instance) -> EventWaiter:
 def wait_for_bound_arqs(deps: ComputeDeps, ctx: RequestContext,
                         instance_uuid: str,
                         waiter: EventWaiter) -> list[dict]:
-    """The instance's ARQs once all are Bound; BuildAbortException if
-    one failed or the events did not come in time."""
+    """The ARQs ``waiter`` waits for, once all are Bound;
+    BuildAbortException if one failed or the events did not come in
+    time. (During a cold migration or resize the instance also has the
+    ARQs bound on its source, which are not waited for.)"""
     cy = client(deps, ctx)
+    expected = {tag for _name, tag in waiter.expected}
     try:
         for arq in cy.get_arqs_for_instance(instance_uuid,
                                             only_resolved=True):
-            waiter.exit_early((EVENT_NAME, arq['uuid']),
-                              _EVENT_STATUS[arq['state']])
+            if arq['uuid'] in expected:
+                waiter.exit_early((EVENT_NAME, arq['uuid']),
+                                  _EVENT_STATUS[arq['state']])
         statuses = waiter.wait(deps.conf.arq_binding_timeout)
     except exception.InstanceEventTimeout as exc:
         LOG.error('instance %s: %s', instance_uuid, exc)
@@ -103,7 +139,8 @@ def wait_for_bound_arqs(deps: ComputeDeps, ctx: RequestContext,
             instance_uuid=instance_uuid,
             reason='Binding failed for accelerator requests %s.'
                    % ','.join(failed))
-    arqs = cy.get_arqs_for_instance(instance_uuid)
+    arqs = [arq for arq in cy.get_arqs_for_instance(instance_uuid)
+            if arq['uuid'] in expected]
     unbound = [arq['uuid'] for arq in arqs if arq['state'] != 'Bound']
     if unbound:
         raise exception.BuildAbortException(
@@ -172,3 +209,12 @@ def delete_attempt_arqs(deps: ComputeDeps, ctx: RequestContext,
     errors are logged."""
     if instance.device_profile and instance.arq_uuids:
         client(deps, ctx).delete_arqs_by_uuid(instance.arq_uuids)
+
+
+def delete_arqs_by_uuid(deps: ComputeDeps, ctx: RequestContext,
+                        uuids: list[str], strict: bool = False) -> None:
+    """Delete some of an instance's ARQs, bound or not (one side of a
+    move: the source's on confirm, the destination's on revert or
+    failure); errors are logged, or with ``strict`` raised."""
+    if uuids:
+        client(deps, ctx).delete_arqs_by_uuid(list(uuids), strict=strict)

@@ -78,7 +78,21 @@ def schedule(deps: ComputeDeps, ctx: RequestContext, instance: Instance,
              consumer_generation: int | None = None) -> Plan:
     """Claim resources on a compute node of this service for the
     instance, never on ``exclude_hosts`` or a node that is down or
-    disabled; keep the alternates."""
+    disabled; keep the alternates. The claim is recorded on the
+    instance (its host, node and ``retry``)."""
+    plan = select_destination(deps, ctx, instance, exclude_hosts,
+                              consumer_generation)
+    _record_claim(deps, instance.uuid, plan.selection, first=True)
+    return plan
+
+
+def select_destination(deps: ComputeDeps, ctx: RequestContext,
+                       instance: Instance,
+                       exclude_hosts: frozenset[str] = frozenset(),
+                       consumer_generation: int | None = None) -> Plan:
+    """Claim resources for ``instance`` (its flavor, its device profile)
+    as ``schedule`` does, without recording the claim on the instance:
+    a move records it once the instance is there."""
     groups = accelerators.request_groups(deps, ctx, instance)
     in_tree = (next(iter(deps.nodes.values()))
                if len(deps.nodes) == 1 else None)
@@ -92,7 +106,6 @@ def schedule(deps: ComputeDeps, ctx: RequestContext, instance: Instance,
         max_attempts=deps.conf.scheduler.max_attempts,
         exclude_roots=_excluded_roots(deps, set(exclude_hosts)),
         consumer_generation=consumer_generation)
-    _record_claim(deps, instance.uuid, selection, first=True)
     return Plan(selection, alternates)
 
 
@@ -177,18 +190,28 @@ def _claim_alternate(deps: ComputeDeps, instance_uuid: str,
                      alternates: list[scheduler.Candidate]
                      ) -> scheduler.Selection | None:
     """Claim the first alternate that still has room (Nova's reschedule
-    to an alternate host), skipping nodes that went down meanwhile."""
-    instance = deps.db.get(instance_uuid)
+    to an alternate host) and record it on the instance."""
+    selection = claim_alternate(deps, deps.db.get(instance_uuid), alternates)
+    if selection is not None:
+        _record_claim(deps, instance_uuid, selection)
+    return selection
+
+
+def claim_alternate(deps: ComputeDeps, instance: Instance,
+                    alternates: list[scheduler.Candidate]
+                    ) -> scheduler.Selection | None:
+    """Claim the first of ``alternates`` (popped in turn) that still
+    has room for ``instance``, skipping nodes that went down meanwhile;
+    None when none is left."""
     excluded = _excluded_roots(deps, set())
     while alternates:
         candidate = alternates.pop(0)
         if candidate.root_provider_uuid in excluded:
             continue
-        selection = scheduler.claim(deps.placement, instance_uuid, candidate,
+        selection = scheduler.claim(deps.placement, instance.uuid, candidate,
                                     instance.project_id or '',
                                     instance.user_id or '')
         if selection is not None:
-            _record_claim(deps, instance_uuid, selection)
             return selection
     return None
 

@@ -1,10 +1,11 @@
 """ComputeManager: the entry point of every instance operation.
 
 Thin on purpose: each method hands its work to a feature module
-(``build``, ``lifecycle``, ``shelve``, ``evacuate``, ``snapshot``,
-``accelerators``). Builds, evacuations and unshelves of offloaded
-instances wait for Cyborg, so they run in a background thread and the
-caller gets the instance in its new task state at once; the other
+(``build``, ``power``, ``shelve``, ``move`` (evacuate), ``resize``
+(cold migration and resize), ``snapshot``, ``accelerators``). Builds,
+evacuations, moves, reverts and unshelves of offloaded instances wait
+for Cyborg, so they run in a background thread and the caller gets the
+instance in its new task state at once; the other
 operations are quick on the hypervisor and run in the caller's thread
 (snapshots and backups too: the caller gets the image once it is
 uploaded).
@@ -20,6 +21,7 @@ from nova_shim.compute.deps import ComputeDeps
 from nova_shim.compute import flavors
 from nova_shim.compute import move
 from nova_shim.compute import power
+from nova_shim.compute import resize
 from nova_shim.compute import shelve
 from nova_shim.compute import snapshot
 from nova_shim.compute import states
@@ -33,8 +35,10 @@ from nova_shim import scheduler
 
 LOG = logging.getLogger(__name__)
 
-# Operations Nova refuses for instances with accelerators.
-REFUSED_ACTIONS = ('resize', 'migrate', 'live-migrate', 'suspend', 'resume')
+# Operations refused for instances with accelerators, as Nova refuses
+# them (a guest's passthrough device cannot move live nor be suspended
+# with its memory), and refused for the others too.
+REFUSED_ACTIONS = ('live-migrate', 'suspend', 'resume')
 
 
 class ComputeManager:
@@ -197,6 +201,42 @@ class ComputeManager:
                          move.evacuate, ctx, uuid, host)
         return instance
 
+    def migrate_instance(self, ctx: RequestContext, uuid: str,
+                         host: str | None = None) -> Instance:
+        """Start a cold migration (to ``host`` if given); it goes on in
+        the background (``nova_shim.compute.resize``) and ends in
+        VERIFY_RESIZE."""
+        instance = resize.begin(self.deps, uuid, None, host)
+        self._background('migrate-%s' % uuid, self._locked, uuid,
+                         resize.migrate, ctx, uuid)
+        return instance
+
+    def resize_instance(self, ctx: RequestContext, uuid: str,
+                        flavor_ref: str) -> Instance:
+        """Start a resize to the flavor ``flavor_ref``; it goes on in the
+        background and ends in VERIFY_RESIZE."""
+        try:
+            flavor = self.deps.db.get_flavor(flavor_ref)
+        except exception.FlavorNotFound as exc:
+            raise exception.InvalidRequest(
+                reason='Unable to find flavor %s' % flavor_ref) from exc
+        instance = resize.begin(self.deps, uuid, flavor.snapshot(), None)
+        self._background('resize-%s' % uuid, self._locked, uuid,
+                         resize.migrate, ctx, uuid)
+        return instance
+
+    def confirm_resize(self, ctx: RequestContext, uuid: str) -> Instance:
+        """Confirm a move: the source's ARQs and allocation are freed."""
+        return self._locked(uuid, resize.confirm, ctx, uuid)
+
+    def revert_resize(self, ctx: RequestContext, uuid: str) -> Instance:
+        """Start reverting a move; the instance goes back to its source
+        in the background."""
+        instance = resize.begin_revert(self.deps, uuid)
+        self._background('revert-%s' % uuid, self._locked, uuid,
+                         resize.revert, ctx, uuid)
+        return instance
+
     def snapshot_instance(self, ctx: RequestContext, uuid: str, name: str,
                           metadata: dict) -> snapshot.ImageResult:
         return self._locked(uuid, snapshot.snapshot, ctx, uuid, name,
@@ -209,12 +249,10 @@ class ComputeManager:
                             backup_type, rotation, metadata)
 
     def refuse(self, uuid: str, action: str) -> None:
-        """Resize, migrations, suspend and resume: always refused; with
-        accelerators, as Nova refuses them: a 403 for the migrations, a
-        400 for the others."""
+        """Live migration, suspend and resume: always refused; with
+        accelerators as Nova 34 refuses them (ForbiddenWithAccelerators,
+        a 400)."""
         instance = self.deps.db.get(uuid)
-        if instance.device_profile and action in ('migrate', 'live-migrate'):
-            raise exception.MoveForbiddenWithAccelerators()
         if instance.device_profile:
             raise exception.ForbiddenWithAccelerators()
         raise exception.NotSupported(action=action)
@@ -245,5 +283,6 @@ class ComputeManager:
                 states.BUILDING:
             # A build may be claiming right now: delete regardless.
             scheduler.delete_allocation(self.deps.placement, uuid)
+        resize.forget_on_delete(self.deps, ctx, instance)
         self.deps.db.delete(uuid)
         LOG.info('instance %s: deleted', uuid)

@@ -18,6 +18,7 @@ STOPPED = 'stopped'
 SHELVED = 'shelved'
 SHELVED_OFFLOADED = 'shelved_offloaded'
 RESCUED = 'rescued'
+RESIZED = 'resized'  # moved or resized, waiting to be confirmed or reverted
 DELETED = 'deleted'
 ERROR = 'error'
 
@@ -41,22 +42,33 @@ UNRESCUING = 'unrescuing'
 IMAGE_SNAPSHOT = 'image_snapshot'
 IMAGE_BACKUP = 'image_backup'
 IMAGE_UPLOADING = 'image_uploading'
+RESIZE_PREP = 'resize_prep'
+RESIZE_MIGRATING = 'resize_migrating'
+RESIZE_MIGRATED = 'resize_migrated'
+RESIZE_FINISH = 'resize_finish'
+RESIZE_REVERTING = 'resize_reverting'
+RESIZE_CONFIRMING = 'resize_confirming'
 
 # Nova's API status (GET /servers "status") from vm_state.
 API_STATUS = {ACTIVE: 'ACTIVE', BUILDING: 'BUILD', PAUSED: 'PAUSED',
               SUSPENDED: 'SUSPENDED', STOPPED: 'SHUTOFF',
               SHELVED: 'SHELVED', SHELVED_OFFLOADED: 'SHELVED_OFFLOADED',
-              RESCUED: 'RESCUE', DELETED: 'DELETED', ERROR: 'ERROR'}
+              RESCUED: 'RESCUE', RESIZED: 'VERIFY_RESIZE',
+              DELETED: 'DELETED', ERROR: 'ERROR'}
 # While a task runs, some tasks show their own status in some vm_states,
 # as Nova's ``_STATE_MAP``: a reboot only of an ACTIVE instance (a hard
 # reboot of a STOPPED one is SHUTOFF), a rebuild of an ACTIVE, STOPPED
-# or ERROR one.
+# or ERROR one, a move (cold migration or resize) of an ACTIVE or
+# STOPPED one, and the revert of a RESIZED one.
 _REBUILD_STATUS = {REBUILDING: 'REBUILD', REBUILD_SPAWNING: 'REBUILD'}
+_RESIZE_STATUS = {task: 'RESIZE' for task in (
+    RESIZE_PREP, RESIZE_MIGRATING, RESIZE_MIGRATED, RESIZE_FINISH)}
 TASK_API_STATUS = {
     ACTIVE: {REBOOTING: 'REBOOT', REBOOTING_HARD: 'HARD_REBOOT',
-             **_REBUILD_STATUS},
-    STOPPED: _REBUILD_STATUS,
+             **_REBUILD_STATUS, **_RESIZE_STATUS},
+    STOPPED: {**_REBUILD_STATUS, **_RESIZE_STATUS},
     ERROR: _REBUILD_STATUS,
+    RESIZED: {RESIZE_REVERTING: 'REVERT_RESIZE'},
 }
 
 ALLOWED_VM_STATES = {
@@ -72,6 +84,10 @@ ALLOWED_VM_STATES = {
     'rescue': {ACTIVE, STOPPED, ERROR},
     'unrescue': {RESCUED},
     'evacuate': {ACTIVE, STOPPED, ERROR},
+    'migrate': {ACTIVE, STOPPED},
+    'resize': {ACTIVE, STOPPED},
+    'confirm_resize': {RESIZED},
+    'revert_resize': {RESIZED},
     'snapshot': {ACTIVE, STOPPED, PAUSED, SUSPENDED},
     'backup': {ACTIVE, STOPPED, PAUSED, SUSPENDED},
     'delete': None,  # any state

@@ -21,11 +21,15 @@ import sqlalchemy as sa
 from lite_common import mysql_text
 from nova_shim.db.models import FLAVOR_EXTRA_SPECS
 from nova_shim.db.models import FLAVORS
+from nova_shim.db.models import INSTANCE_ACTION_EVENTS
+from nova_shim.db.models import INSTANCE_ACTIONS
 from nova_shim.db.models import INSTANCES
+from nova_shim.db.models import MIGRATIONS
 from nova_shim.db.models import SERVICES
 from nova_shim import exception
 from nova_shim.objects import Flavor
 from nova_shim.objects import Instance
+from nova_shim.objects import Migration
 from nova_shim.objects import Service
 
 _JSON_COLUMNS = ('flavor', 'arq_uuids', 'retry')
@@ -39,6 +43,16 @@ def _now() -> datetime.datetime:
 def _encode(values: dict[str, Any]) -> dict[str, Any]:
     return {k: json.dumps(v) if k in _JSON_COLUMNS else v
             for k, v in values.items()}
+
+
+_MIGRATION_JSON = ('old_flavor', 'new_flavor', 'source_arqs')
+
+
+def _migration(row: sa.Row) -> Migration:
+    values = dict(row._mapping)
+    for key in _MIGRATION_JSON:
+        values[key] = json.loads(values[key])
+    return Migration(**values)
 
 
 def _instance(row: sa.Row) -> Instance:
@@ -118,6 +132,48 @@ class Database:
     def delete(self, uuid: str) -> None:
         with self.engine.begin() as conn:
             conn.execute(INSTANCES.delete().where(INSTANCES.c.uuid == uuid))
+
+    # -- migrations -------------------------------------------------
+
+    def create_migration(self, **values: Any) -> Migration:
+        """Record a migration; ``values`` as ``Migration``'s fields but
+        ``id`` and the timestamps."""
+        values['created_at'] = values['updated_at'] = _now()
+        encoded = {k: json.dumps(v) if k in _MIGRATION_JSON else v
+                   for k, v in values.items()}
+        with self.engine.begin() as conn:
+            conn.execute(MIGRATIONS.insert().values(**encoded))
+        return self.get_migration(values['uuid'])
+
+    def get_migration(self, uuid: str) -> Migration:
+        with self.engine.connect() as conn:
+            row = conn.execute(MIGRATIONS.select().where(
+                MIGRATIONS.c.uuid == uuid)).first()
+        if row is None:
+            raise exception.MigrationNotFound(migration_id=uuid)
+        return _migration(row)
+
+    def update_migration(self, uuid: str, **values: Any) -> Migration:
+        values['updated_at'] = _now()
+        encoded = {k: json.dumps(v) if k in _MIGRATION_JSON else v
+                   for k, v in values.items()}
+        with self.engine.begin() as conn:
+            conn.execute(MIGRATIONS.update().where(
+                MIGRATIONS.c.uuid == uuid).values(**encoded))
+        return self.get_migration(uuid)
+
+    def list_migrations(self, instance_uuid: str | None = None,
+                        statuses: Iterable[str] | None = None
+                        ) -> 'list[Migration]':
+        """Migrations, newest first; of one instance, in some statuses."""
+        query = MIGRATIONS.select().order_by(MIGRATIONS.c.created_at.desc(),
+                                             MIGRATIONS.c.id.desc())
+        if instance_uuid is not None:
+            query = query.where(MIGRATIONS.c.instance_uuid == instance_uuid)
+        if statuses is not None:
+            query = query.where(MIGRATIONS.c.status.in_(list(statuses)))
+        with self.engine.connect() as conn:
+            return [_migration(row) for row in conn.execute(query)]
 
     # -- services ---------------------------------------------------
 
@@ -240,6 +296,126 @@ class Database:
             raise exception.FlavorExtraSpecsNotFound(
                 flavor_id=row.flavorid, extra_specs_key=key)
 
+    # -- instance actions ---------------------------------------------
+    #
+    # Actions and events are dicts of their columns (an action found by
+    # ``get_action`` with its ``events`` too). They are kept when their
+    # instance is deleted, as Nova keeps them.
+
+    def start_action(self, instance_uuid: str, request_id: str, action: str,
+                     user_id: str | None,
+                     project_id: str | None) -> dict[str, Any]:
+        """Record that ``request_id`` asked ``action`` of the instance."""
+        now = _now()
+        with self.engine.begin() as conn:
+            key = conn.execute(INSTANCE_ACTIONS.insert().values(
+                instance_uuid=instance_uuid, request_id=request_id,
+                action=action, user_id=user_id, project_id=project_id,
+                start_time=now, updated_at=now)).inserted_primary_key[0]
+            row = conn.execute(INSTANCE_ACTIONS.select().where(
+                INSTANCE_ACTIONS.c.id == key)).one()
+        return dict(row._mapping)
+
+    def forget_action(self, instance_uuid: str, request_id: str) -> None:
+        """Delete the request's action on the instance, with its events
+        (an action the compute refused)."""
+        with self.engine.begin() as conn:
+            ids = [row.id for row in conn.execute(
+                sa.select(INSTANCE_ACTIONS.c.id).where(
+                    INSTANCE_ACTIONS.c.instance_uuid == instance_uuid,
+                    INSTANCE_ACTIONS.c.request_id == request_id))]
+            if ids:
+                conn.execute(INSTANCE_ACTION_EVENTS.delete().where(
+                    INSTANCE_ACTION_EVENTS.c.action_id.in_(ids)))
+                conn.execute(INSTANCE_ACTIONS.delete().where(
+                    INSTANCE_ACTIONS.c.id.in_(ids)))
+
+    def start_action_event(self, instance_uuid: str, request_id: str,
+                           event: str, host: str | None = None,
+                           start_time: datetime.datetime | None = None
+                           ) -> int | None:
+        """Record that ``event`` of the request's action on the instance
+        began (now, or at ``start_time``): the event's id, or None when
+        the instance has no action of that request."""
+        start_time = start_time or _now()
+        with self.engine.begin() as conn:
+            action = _action_row(conn, instance_uuid, request_id)
+            if action is None:
+                return None
+            key = conn.execute(INSTANCE_ACTION_EVENTS.insert().values(
+                action_id=action.id, event=event, start_time=start_time,
+                host=host)).inserted_primary_key[0]
+            conn.execute(INSTANCE_ACTIONS.update().where(
+                INSTANCE_ACTIONS.c.id == action.id).values(
+                    updated_at=start_time))
+        return key
+
+    def finish_action_event(self, event_id: int, result: str,
+                            traceback: str | None = None,
+                            details: str | None = None) -> None:
+        """Record the event's end and ``result`` ('Success' or 'Error');
+        its action's ``updated_at`` with it, and on an error its
+        ``message``: 'Error', as Nova does."""
+        now = _now()
+        with self.engine.begin() as conn:
+            row = conn.execute(INSTANCE_ACTION_EVENTS.select().where(
+                INSTANCE_ACTION_EVENTS.c.id == event_id)).first()
+            if row is None:
+                return  # its action was forgotten meanwhile
+            conn.execute(INSTANCE_ACTION_EVENTS.update().where(
+                INSTANCE_ACTION_EVENTS.c.id == event_id).values(
+                    finish_time=now, result=result, traceback=traceback,
+                    details=details))
+            changes: dict[str, Any] = {'updated_at': now}
+            if result.lower() == 'error':
+                changes['message'] = 'Error'
+            conn.execute(INSTANCE_ACTIONS.update().where(
+                INSTANCE_ACTIONS.c.id == row.action_id).values(**changes))
+
+    def get_action(self, instance_uuid: str, request_id: str,
+                   events: bool = False) -> dict[str, Any] | None:
+        """The request's action on the instance (with its ``events``,
+        newest first, if asked), or None."""
+        with self.engine.connect() as conn:
+            row = _action_row(conn, instance_uuid, request_id)
+            if row is None:
+                return None
+            action = dict(row._mapping)
+            if events:
+                table = INSTANCE_ACTION_EVENTS
+                query = table.select().where(
+                    table.c.action_id == row.id).order_by(
+                        table.c.start_time.desc(), table.c.id.desc())
+                action['events'] = [dict(r._mapping)
+                                    for r in conn.execute(query)]
+        return action
+
+    def list_actions(self, instance_uuid: str, limit: int | None = None,
+                     after: dict[str, Any] | None = None,
+                     changes_since: datetime.datetime | None = None,
+                     changes_before: datetime.datetime | None = None
+                     ) -> 'list[dict[str, Any]]':
+        """The instance's actions, newest first: at most ``limit``, those
+        that come after the action ``after`` (a page's marker), updated
+        from ``changes_since`` and until ``changes_before``."""
+        table = INSTANCE_ACTIONS
+        query = table.select().where(
+            table.c.instance_uuid == instance_uuid).order_by(
+                table.c.start_time.desc(), table.c.id.desc())
+        if after is not None:
+            query = query.where(sa.or_(
+                table.c.start_time < after['start_time'],
+                sa.and_(table.c.start_time == after['start_time'],
+                        table.c.id < after['id'])))
+        if changes_since is not None:
+            query = query.where(table.c.updated_at >= changes_since)
+        if changes_before is not None:
+            query = query.where(table.c.updated_at <= changes_before)
+        if limit is not None:
+            query = query.limit(limit)
+        with self.engine.connect() as conn:
+            return [dict(row._mapping) for row in conn.execute(query)]
+
 # -- flavors ----------------------------------------------------------------
 
 
@@ -271,3 +447,16 @@ def _flavor_row(conn, ref: str) -> sa.Row:
         if row is not None:
             return row
     raise exception.FlavorNotFound(flavor_id=ref)
+
+
+# -- instance actions -------------------------------------------------------
+
+
+def _action_row(conn, instance_uuid: str, request_id: str) -> sa.Row | None:
+    """The newest action of the request on the instance, as Nova picks
+    it."""
+    return conn.execute(INSTANCE_ACTIONS.select().where(
+        INSTANCE_ACTIONS.c.instance_uuid == instance_uuid,
+        INSTANCE_ACTIONS.c.request_id == request_id).order_by(
+            INSTANCE_ACTIONS.c.start_time.desc(),
+            INSTANCE_ACTIONS.c.id.desc())).first()

@@ -3,7 +3,8 @@
 ``instances`` (one row per server, the flavor it was built with as
 JSON), ``services`` (one row per hypervisor hostname: whether the
 scheduler may use it, and whether an operator forced it down),
-``flavors`` and their ``flavor_extra_specs``. The alembic migrations in
+``flavors`` and their ``flavor_extra_specs``, ``instance_actions`` and
+their ``instance_action_events``. The alembic migrations in
 ``nova_shim/db/alembic`` make them; a test keeps the two in step.
 """
 
@@ -81,5 +82,76 @@ FLAVOR_EXTRA_SPECS = sa.Table(
               primary_key=True),
     sa.Column('key', sa.String(255), primary_key=True),
     sa.Column('value', sa.String(255), nullable=False),
+    **MYSQL_TABLE,
+)
+MIGRATIONS = sa.Table(
+    'migrations', METADATA,
+    # The id Nova's API shows; ``uuid`` is the Placement consumer that
+    # holds the source node's allocation while the move is unconfirmed.
+    sa.Column('id', sa.Integer, primary_key=True, autoincrement=True),
+    sa.Column('uuid', sa.String(36), nullable=False, unique=True),
+    sa.Column('instance_uuid', sa.String(36), nullable=False),
+    # ``migration`` (a cold migration) or ``resize``, as Nova names them.
+    sa.Column('migration_type', sa.String(16), nullable=False),
+    # Nova's: pre-migrating, migrating, finished (VERIFY_RESIZE),
+    # confirming, confirmed, reverting, reverted, error.
+    sa.Column('status', sa.String(32), nullable=False),
+    sa.Column('source_compute', sa.String(255)),
+    sa.Column('source_node', sa.String(255)),
+    sa.Column('dest_compute', sa.String(255)),
+    sa.Column('dest_node', sa.String(255)),
+    # The flavors (the instance's JSON snapshot of each), and the ARQs
+    # the instance had on the source with the device provider of each
+    # (JSON ``{arq uuid: rp uuid}``): a revert binds them there again.
+    sa.Column('old_flavor', sa.Text, nullable=False),
+    sa.Column('new_flavor', sa.Text, nullable=False),
+    sa.Column('source_arqs', sa.Text, nullable=False),
+    # The vm_state the move started from (active or stopped).
+    sa.Column('old_vm_state', sa.String(32), nullable=False),
+    sa.Column('project_id', sa.String(255)),
+    sa.Column('user_id', sa.String(255)),
+    sa.Column('created_at', TIMESTAMP, nullable=False),
+    sa.Column('updated_at', TIMESTAMP, nullable=False),
+    sa.Index('migrations_instance_uuid_idx', 'instance_uuid'),
+    **MYSQL_TABLE,
+)
+# What was asked of each instance (Nova's instance actions): one row per
+# request and instance, found by its request id; and the steps of each
+# (its events), with their outcome. They outlive the instance, as in
+# Nova, which shows a deleted server's actions.
+INSTANCE_ACTIONS = sa.Table(
+    'instance_actions', METADATA,
+    sa.Column('id', sa.Integer, primary_key=True, autoincrement=True),
+    sa.Column('instance_uuid', sa.String(36), nullable=False),
+    sa.Column('request_id', sa.String(255), nullable=False),
+    # Nova's action names: create, delete, stop, start, live-migration...
+    sa.Column('action', sa.String(255), nullable=False),
+    sa.Column('user_id', sa.String(255)),
+    sa.Column('project_id', sa.String(255)),
+    sa.Column('start_time', TIMESTAMP, nullable=False),
+    sa.Column('finish_time', TIMESTAMP),
+    # 'Error' once one of its events failed, as Nova sets it.
+    sa.Column('message', sa.String(255)),
+    sa.Column('updated_at', TIMESTAMP, nullable=False),
+    sa.Index('instance_actions_instance_uuid_request_id_idx',
+             'instance_uuid', 'request_id'),
+    **MYSQL_TABLE,
+)
+INSTANCE_ACTION_EVENTS = sa.Table(
+    'instance_action_events', METADATA,
+    sa.Column('id', sa.Integer, primary_key=True, autoincrement=True),
+    sa.Column('action_id', sa.Integer,
+              sa.ForeignKey('instance_actions.id', ondelete='CASCADE'),
+              nullable=False),
+    sa.Column('event', sa.String(255), nullable=False),
+    sa.Column('start_time', TIMESTAMP, nullable=False),
+    sa.Column('finish_time', TIMESTAMP),
+    # 'Success' or 'Error'; None while the event runs.
+    sa.Column('result', sa.String(255)),
+    sa.Column('traceback', sa.Text),
+    # The failure's message.
+    sa.Column('details', sa.Text),
+    sa.Column('host', sa.String(255)),
+    sa.Index('instance_action_events_action_id_idx', 'action_id'),
     **MYSQL_TABLE,
 )

@@ -249,6 +249,12 @@ class LibvirtDriver:
         LOG.info('instance %s: spawned with %d accelerators', guest.uuid,
                  len(arqs))
 
+    def define(self, guest: GuestSpec, arqs: list[dict]) -> None:
+        """Define (or redefine) the guest with its accelerators without
+        starting it: a stopped guest moved to another node."""
+        with _hypervisor_op('define', guest.uuid):
+            self._define(guest, arqs)
+
     def power_off(self, instance_uuid: str) -> None:
         """Stop the guest (a hard power off); its definition stays. A
         guest that is not defined (a failed rebuild left none) is off

@@ -43,5 +43,16 @@ def test_demo_boots_guests_and_leaves_nothing_behind(tmp_path, capsys):
                  if line.startswith('  evacuate ')]
     assert len(evacuated) == 1 and 'ACTIVE' in evacuated[0] \
         and 'Bound' in evacuated[0] and 'hostdevs: mdev ' in evacuated[0]
+    # Then cold-migrated to the other vGPU host and confirmed: one Bound
+    # ARQ there, another mdev.
+    moves = {line.split()[0]: line for line in out.splitlines()
+             if line.startswith(('  migrate ', '  confirm '))}
+    assert set(moves) == {'migrate', 'confirm'}, out
+    assert 'VERIFY_RESIZE' in moves['migrate'] and \
+        'ACTIVE' in moves['confirm']
+    for line in moves.values():
+        assert 'Bound' in line and 'hostdevs: mdev ' in line
+    assert evacuated[0].split('host=')[1].split()[0] != \
+        moves['confirm'].split('host=')[1].split()[0]
     assert 'Left behind: 0 ARQ(s), 0 allocation(s), 0 mdev(s)' in out
     assert (tmp_path / 'cyborg-lite.log').exists()

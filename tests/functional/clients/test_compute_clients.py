@@ -13,6 +13,10 @@ on free loopback ports) writes ``clouds.yaml`` with its one cloud,
   ARQs Bound while the server lives and gone after;
 * openstacksdk's ``conn.compute`` (create, wait, delete) and
   ``conn.accelerator``;
+* beyond Nova, ``openstack server resize [--wait]``, ``server resize
+  revert`` and openstacksdk's ``resize_server`` and
+  ``confirm_server_resize`` moving an accelerated guest to another
+  host's device;
 * python-novaclient over a keystoneauth session of the same cloud.
 """
 
@@ -119,6 +123,47 @@ def test_openstack_cli_boots_an_accelerated_guest(cloud):
     assert [a['state'] for a in arqs_of(cloud, server_id)] == ['Bound']
     osc(cloud, 'server', 'delete', '--wait', name)
     assert name not in [s['Name'] for s in osc(cloud, 'server', 'list')]
+    assert arqs_of(cloud, server_id) == []
+
+
+def test_openstack_cli_and_sdk_resize_an_accelerated_guest(cloud):
+    """Beyond Nova: a vGPU guest resized to an FPGA flavor (the other
+    host), reverted, resized again and confirmed."""
+    fpga_profile = 'fpga-' + uuid.uuid4().hex[:6]
+    osc(cloud, 'accelerator', 'device', 'profile', 'create', fpga_profile,
+        '[{"resources:FPGA": "1"}]')
+    fpga_flavor = 'fpga-' + uuid.uuid4().hex[:6]
+    osc(cloud, 'flavor', 'create', '--vcpus', '1', '--ram', '256',
+        '--disk', '1', '--property', 'accel:device_profile=' + fpga_profile,
+        fpga_flavor)
+    name = 'resized-' + uuid.uuid4().hex[:6]
+    server_id = osc(cloud, 'server', 'create', '--flavor', cloud.flavor,
+                    '--image', IMAGE, '--nic', 'none', '--wait',
+                    name)['id']
+    [vgpu_arq] = arqs_of(cloud, server_id)
+    osc(cloud, 'server', 'resize', '--flavor', fpga_flavor, '--wait', name)
+    shown = osc(cloud, 'server', 'show', name)
+    assert shown['status'] == 'VERIFY_RESIZE', shown
+    [fpga_arq] = arqs_of(cloud, server_id)
+    assert fpga_arq['attach_handle_type'] == 'PCI'
+    osc(cloud, 'server', 'resize', 'revert', name)
+    conn = sdk(cloud)
+    server = conn.compute.wait_for_server(
+        conn.compute.get_server(server_id), wait=120)
+    assert server.status == 'ACTIVE'
+    [back] = arqs_of(cloud, server_id)
+    assert (back['uuid'], back['state'], back['attach_handle_type']) == \
+        (vgpu_arq['uuid'], 'Bound', 'MDEV')
+    # openstacksdk: resize again, and confirm.
+    flavor = conn.compute.find_flavor(fpga_flavor, ignore_missing=False)
+    conn.compute.resize_server(server, flavor.id)
+    server = conn.compute.wait_for_server(server, status='VERIFY_RESIZE',
+                                          wait=120)
+    conn.compute.confirm_server_resize(server)
+    server = conn.compute.wait_for_server(server, wait=120)
+    assert [(a['state'], a['attach_handle_type'])
+            for a in arqs_of(cloud, server_id)] == [('Bound', 'PCI')]
+    osc(cloud, 'server', 'delete', '--wait', name)
     assert arqs_of(cloud, server_id) == []
 
 

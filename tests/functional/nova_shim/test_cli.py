@@ -53,10 +53,27 @@ def test_cli_lifecycle(chain, capsys):
                                             'cli-vm')[1]
     code, out, _ = nova_shim(chain, capsys, 'unshelve', '--wait', 'cli-vm')
     assert code == 0 and 'ACTIVE' in out and 'Bound' in out
-    # The migrations are a manager's or an admin's, by Nova's policy.
-    for command in (['resize', 'cli-vm', 'm1.small'],
-                    ['--admin', 'migrate', 'cli-vm'],
-                    ['--admin', 'live-migrate', 'cli-vm'],
+    # A resize moves it (the chain has one host: to the same one, which
+    # the test allows), and a revert brings it back as it was.
+    chain.conf.set_override('allow_resize_to_same_host', True)
+    try:
+        code, out, err = nova_shim(chain, capsys, 'resize', '--wait',
+                                   'cli-vm', 'm1.small')
+    finally:
+        chain.conf.clear_override('allow_resize_to_same_host')
+    assert code == 0 and 'VERIFY_RESIZE' in out, (out, err)
+    code, out, _ = nova_shim(chain, capsys, 'resize-revert', 'cli-vm')
+    assert code == 0 and 'REVERT_RESIZE' in out
+    chain.service.manager.wait_for_background()
+    assert 'ACTIVE' in nova_shim(chain, capsys, 'show', 'cli-vm')[1]
+    # A migration is a manager's or an admin's, by Nova's policy; with
+    # one host, no host is left for it and the server stays as it was.
+    code, _, err = nova_shim(chain, capsys, 'migrate', 'cli-vm')
+    assert code == 1 and "Policy doesn't allow" in err
+    code, out, _ = nova_shim(chain, capsys, '--admin', 'migrate', '--wait',
+                             'cli-vm')
+    assert code == 0 and 'ACTIVE' in out
+    for command in (['--admin', 'live-migrate', 'cli-vm'],
                     ['suspend', 'cli-vm'], ['resume', 'cli-vm']):
         code, _, err = nova_shim(chain, capsys, *command)
         assert code == 1, command

@@ -50,6 +50,17 @@ def test_api_status():
     assert states.api_status(states.ERROR,
                              states.REBUILD_SPAWNING) == 'REBUILD'
     assert states.api_status(states.SHELVED, states.REBUILDING) == 'SHELVED'
+    # A move, as Nova shows it: RESIZE while it runs (from ACTIVE or
+    # STOPPED), VERIFY_RESIZE when done, REVERT_RESIZE while reverted.
+    for vm_state in (states.ACTIVE, states.STOPPED):
+        for task in (states.RESIZE_PREP, states.RESIZE_MIGRATING,
+                     states.RESIZE_MIGRATED, states.RESIZE_FINISH):
+            assert states.api_status(vm_state, task) == 'RESIZE'
+    assert states.api_status(states.RESIZED, None) == 'VERIFY_RESIZE'
+    assert states.api_status(states.RESIZED,
+                             states.RESIZE_REVERTING) == 'REVERT_RESIZE'
+    assert states.api_status(states.RESIZED,
+                             states.RESIZE_CONFIRMING) == 'VERIFY_RESIZE'
 
 
 def test_flavors_from_config_and_inline():
