@@ -22,9 +22,11 @@ function _record { echo "$*" >> "$STUB_LOG"; }
 
 function define_plugin { _record define_plugin "$@"; }
 function plugin_requires { _record plugin_requires "$@"; }
+# As devstack's: a service that local.conf disabled stays disabled.
 function enable_service {
     local s
     for s in "$@"; do
+        [[ ,$DISABLED_SERVICES, == *,$s,* ]] && continue
         [[ ,$ENABLED_SERVICES, == *,$s,* ]] || ENABLED_SERVICES+=,$s
     done
 }
@@ -51,7 +53,8 @@ function recreate_database { _record recreate_database "$@"; }
 function create_service_user { _record create_service_user "$@"; }
 function get_or_create_service { _record get_or_create_service "$@"; echo svc-id; }
 function get_or_create_endpoint { _record get_or_create_endpoint "$@"; echo ep-id; }
-function run_process { _record run_process "$@"; }
+# As devstack's: a service that is not enabled is not started.
+function run_process { is_service_enabled "$1" && _record run_process "$@"; return 0; }
 function stop_process { _record stop_process "$@"; }
 function wait_for_service { _record wait_for_service "$@"; }
 # The openstack client and curl, as a devstack host has them.

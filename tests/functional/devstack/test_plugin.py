@@ -136,3 +136,14 @@ def test_disabled_plugin_does_nothing(tmp_path):
         'function enable_service { :; }'])
     assert not [c for c in log if c[0] in ('run_process', 'iniset')]
     assert not conf_dir.exists()
+
+
+def test_an_agent_only_node_leaves_the_database_to_the_controller(tmp_path):
+    # A compute node: local.conf disables the API and the conductor.
+    log, _ = run(tmp_path, PHASES[:3], extra=[
+        'DISABLED_SERVICES=cyborg-lite-api,cyborg-lite-cond'])
+    assert not [c for c in log if c[0] in ('recreate_database',
+                                           'cyborg-lite-dbsync',
+                                           'create_service_user')]
+    assert [c[1] for c in log if c[0] == 'run_process'] == [
+        'cyborg-lite-agent']
