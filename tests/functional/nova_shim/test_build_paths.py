@@ -72,16 +72,18 @@ class HandlesTaken:
     """Every attach handle of ``hosts`` bound through Cyborg's API to
     another instance, while Placement still offers them."""
 
-    def __init__(self, chain, hosts):
+    def __init__(self, chain, hosts, profile=DP):
         self.chain = chain
         self.hosts = hosts
+        self.profile = profile
         # One instance per host: Cyborg binds an instance's ARQs at once.
         self.instances = {host: str(uuid.uuid4()) for host in hosts}
 
     def __enter__(self):
         for host, instance in self.instances.items():
             arqs = [self.chain.cyborg.post('/accelerator_requests', json={
-                'device_profile_name': DP}).json()['arqs'][0]['uuid']
+                'device_profile_name': self.profile}).json()['arqs'][0][
+                    'uuid']
                 for _ in range(FPGA_HANDLES)]
             resp = self.chain.cyborg.patch(
                 '/accelerator_requests', json=cyborg_api.bind_patch(

@@ -17,12 +17,12 @@ pytest.importorskip('libvirt')
 pytest.importorskip('placement_stub.fixture')
 
 from cyborg_lite.agent import simulation  # noqa: E402
-from nova_shim import scheduler  # noqa: E402
-from tests.fixtures import cyborg_api  # noqa: E402
+from tests.functional.nova_shim.test_build_paths import fpga_rp  # noqa
+from tests.functional.nova_shim.test_build_paths import HandlesTaken  # noqa
+from tests.functional.nova_shim.test_build_paths import hosts_in_offer_order  # noqa
 from tests.functional.nova_shim.test_build_paths import RefusingConnection  # noqa
 from tests.functional.nova_shim.test_lifecycle_chain import ADMIN_HEADERS  # noqa
 from tests.functional.nova_shim.test_lifecycle_chain import Chain  # noqa
-from tests.functional.nova_shim.test_lifecycle_chain import FPGA_HANDLES  # noqa
 from tests.functional.nova_shim.test_lifecycle_chain import HEADERS  # noqa
 
 KINDS = ['fake', 'fake', 'fake', 't4-vgpu', 't4-vgpu', 'a100', 'a100']
@@ -336,8 +336,7 @@ class HostFull:
         placement = self.chain.service.deps.placement
         allocations = {}
         for host in self.hosts:
-            index = self.chain.stack.aio.hostnames.index(host)
-            rp = self.chain.stack.deployable('FPGA', index)['rp_uuid']
+            rp = fpga_rp(self.chain, host)
             inventory = placement.get(
                 '/resource_providers/%s/inventories' % rp).json()
             total = inventory['inventories']['FPGA']['total']
@@ -445,55 +444,14 @@ def test_a_spawn_failure_leaves_the_guest_where_it_was(chain, monkeypatch):
     assert_unmoved(chain, server, failed, arqs_before)
 
 
-def fpga_hosts_in_offer_order(chain):
-    """The FPGA hosts in the order Placement offers them."""
-    query = scheduler.build_candidates_query(
-        1, 256, 1, [scheduler.RequestGroup('_device_profile_0',
-                                           {'FPGA': 1})])
-    body = chain.service.deps.placement.get(
-        '/allocation_candidates', params=query,
-        microversion=scheduler.CANDIDATES_VERSION).json()
-    names = {v: k for k, v in chain.service.deps.nodes.items()}
-    return [names[root] for root in dict.fromkeys(
-        c.root_provider_uuid for c in scheduler.parse_candidates(body))]
-
-
-class HandlesTaken:
-    """Every FPGA attach handle of ``host`` bound through Cyborg's API
-    to another instance, while Placement still offers them: Cyborg
-    refuses a bind there."""
-
-    def __init__(self, chain, host):
-        self.chain = chain
-        self.host = host
-        self.instance = str(uuid.uuid4())
-
-    def __enter__(self):
-        cyborg = self.chain.cyborg
-        arqs = [cyborg.post('/accelerator_requests', json={
-            'device_profile_name': 'rs-fpga'}).json()['arqs'][0]['uuid']
-            for _ in range(FPGA_HANDLES)]
-        index = self.chain.stack.aio.hostnames.index(self.host)
-        rp = self.chain.stack.deployable('FPGA', index)['rp_uuid']
-        resp = cyborg.patch('/accelerator_requests',
-                            json=cyborg_api.bind_patch(arqs, self.host, rp,
-                                                       self.instance))
-        assert resp.status_code == 202, resp.text
-        return self
-
-    def __exit__(self, *exc):
-        self.chain.cyborg.delete('/accelerator_requests',
-                                 params={'instance': self.instance})
-
-
 def test_a_failed_attempt_is_rescheduled_to_an_alternate(chain):
     chain.conf.set_override('max_attempts', 3, group='scheduler')
     try:
         server = boot(chain, 'rescheduled', 'rs-fpga')
         source = host_of(server)
-        first, second = [h for h in fpga_hosts_in_offer_order(chain)
+        first, second = [h for h in hosts_in_offer_order(chain)
                          if h != source]
-        with HandlesTaken(chain, first):
+        with HandlesTaken(chain, [first], profile='rs-fpga'):
             act(chain, server, {'migrate': None})
             moved = chain.wait(server['id'], 'VERIFY_RESIZE', 'ACTIVE',
                                'ERROR')
