@@ -153,7 +153,10 @@ class _Move:
 
 def migrate(deps: ComputeDeps, ctx: RequestContext, uuid: str) -> None:
     """Finish a move ``begin`` started; never raises."""
-    instance = deps.db.get(uuid)
+    try:
+        instance = deps.db.get(uuid)
+    except exception.InstanceNotFound:
+        return  # deleted before the move began; the delete freed it
     ctx = ctx.replaced(project_id=instance.project_id,
                        user_id=instance.user_id)
     move = _Move(instance, open_migration(deps, uuid, ('pre-migrating',)))
@@ -416,8 +419,11 @@ def revert(deps: ComputeDeps, ctx: RequestContext, uuid: str) -> None:
     """Finish a revert ``begin_revert`` started; never raises. The
     instance is back on its source as it was before the move, or, if
     that fails, in ERROR with the fault."""
-    instance = deps.db.get(uuid)
-    migration = _finished_migration(deps, uuid)
+    try:
+        instance = deps.db.get(uuid)
+        migration = _finished_migration(deps, uuid)
+    except (exception.InstanceNotFound, exception.InvalidRequest):
+        return  # deleted before the revert began; the delete freed it
     owner = ctx.replaced(project_id=instance.project_id,
                          user_id=instance.user_id)
     deps.db.update_migration(migration.uuid, status='reverting')
@@ -459,15 +465,19 @@ def revert(deps: ComputeDeps, ctx: RequestContext, uuid: str) -> None:
 
 def forget_on_delete(deps: ComputeDeps, ctx: RequestContext,
                      instance: Instance) -> None:
-    """For a deleted instance: free what its unfinished migrations hold
-    (the source's allocation and its Unbound ARQs), as Nova confirms a
-    resize of a deleted instance; a finished move counts as confirmed."""
-    for migration in deps.db.list_migrations(instance.uuid, OPEN_STATUSES):
+    """For a deleted instance: free what its unfinished migrations may
+    hold (the source's allocation and its Unbound ARQs), as Nova
+    confirms a resize of a deleted instance; a finished move counts as
+    confirmed. A move that failed because of the delete (``error``) may
+    still hold them too: its roll back leaves them to the delete."""
+    unfinished = OPEN_STATUSES + ('error',)
+    for migration in deps.db.list_migrations(instance.uuid, unfinished):
         owner = ctx.replaced(project_id=instance.project_id,
                              user_id=instance.user_id)
         accelerators.delete_arqs_by_uuid(deps, owner,
                                          migration.source_arq_uuids)
         scheduler.delete_allocation(deps.placement, migration.uuid)
-        deps.db.update_migration(
-            migration.uuid,
-            status='confirmed' if migration.status == 'finished' else 'error')
+        if migration.status != 'error':
+            deps.db.update_migration(
+                migration.uuid, status='confirmed'
+                if migration.status == 'finished' else 'error')

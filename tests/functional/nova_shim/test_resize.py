@@ -501,3 +501,19 @@ def test_refusals(chain):
             'Feature not supported with instances that have accelerators.'
     assert chain.show(server['id'])['status'] == 'ACTIVE'
     assert chain.service.deps.db.list_migrations(server['id']) == []
+
+
+@pytest.mark.parametrize('flavor', ['rs-vgpu', 'rs-fpga'])
+def test_delete_during_the_move_frees_both_sides(chain, flavor):
+    server = boot(chain, 'deleted-moving', flavor)
+    act(chain, server, {'migrate': None})
+    # At once: the move is anywhere between its claim and its spawn.
+    resp = chain.api('DELETE', '/servers/' + server['id'])
+    assert resp.status_code == 204, resp.text
+    chain.service.manager.wait_for_background()
+    assert chain.api('GET', '/servers/' + server['id']).status_code == 404
+    assert chain.allocations(server['id']) == {}
+    (migration,) = chain.service.deps.db.list_migrations(server['id'])
+    assert chain.allocations(migration.uuid) == {}
+    # The autouse fixture checks that no ARQ (the source's Unbound ones
+    # included) and no mdev is left.
