@@ -41,6 +41,7 @@ from nova_shim.api import auth
 from nova_shim.api.handlers import external_events
 from nova_shim.api.handlers import flavors
 from nova_shim.api.handlers import instance_actions
+from nova_shim.api.handlers import migrations
 from nova_shim.api.handlers import server_actions
 from nova_shim.api.handlers import servers
 from nova_shim.api.handlers import services
@@ -91,6 +92,7 @@ ROUTES: list[tuple[str, re.Pattern, Callable]] = [
      instance_actions.show_action),
     ('POST', re.compile(r'^/os-server-external-events$'),
      external_events.create),
+    ('GET', re.compile(r'^/os-migrations$'), migrations.list_migrations),
     ('GET', re.compile(r'^/os-services$'), services.list_services),
     ('PUT', re.compile(r'^/os-services/(?P<service_id>[^/]+)$'),
      services.update_service),

@@ -16,8 +16,10 @@ The request's context (who calls, and what the policy lets them do) is
 built once by the API (``nova_shim.api.auth``) and read here.
 """
 
+import datetime
 import json
 
+from oslo_utils import timeutils
 import webob
 
 from lite_common import request_text
@@ -141,3 +143,40 @@ def read_json(req: webob.Request) -> dict:
     if reason is not None:
         raise exception.InvalidRequest(reason=reason)
     return body
+
+
+# -- query strings of the lists that page (Nova's ``limit``, ``marker``,
+# ``changes-since``, ``changes-before``)
+
+def query_value(req: webob.Request, name: str) -> str | None:
+    """A query parameter given at most once; None when absent."""
+    values = req.GET.getall(name)
+    if len(values) > 1:
+        raise exception.InvalidRequest(
+            reason='"%s" may be given once' % name)
+    return values[0] if values else None
+
+
+def query_limit(req: webob.Request, max_limit: int) -> int:
+    """``limit``: an integer of 0 or more, at most ``max_limit`` (its
+    default, as Nova's ``[api] max_limit``)."""
+    value = query_value(req, 'limit')
+    if value is None:
+        return max_limit
+    if not (value.isascii() and value.isdigit()):
+        raise exception.InvalidRequest(
+            reason='"limit" is an integer of 0 or more')
+    return min(int(value), max_limit)
+
+
+def query_time(req: webob.Request, name: str) -> datetime.datetime | None:
+    """An ISO 8601 time (``changes-since``), as naive UTC."""
+    value = query_value(req, name)
+    if value is None:
+        return None
+    try:
+        return timeutils.normalize_time(timeutils.parse_isotime(value))
+    except ValueError as exc:
+        raise exception.InvalidRequest(
+            reason='"%s" is an ISO 8601 time' % name) from exc
+

@@ -30,6 +30,7 @@ from nova_shim.context import RequestContext
 from nova_shim import exception
 from nova_shim.objects import Flavor
 from nova_shim.objects import Instance
+from nova_shim.objects import Migration
 from nova_shim.objects import Service
 from nova_shim import scheduler
 
@@ -70,6 +71,15 @@ class ComputeManager:
 
     def list_instances(self, project_id: str | None = None) -> list[Instance]:
         return self.deps.db.list(project_id)
+
+    def list_migrations(self, **filters) -> list[Migration]:
+        """The cold migrations and resizes, newest first, filtered by
+        ``instance_uuid``, ``status``, ``migration_type``,
+        ``source_compute``, ``project_id`` and ``user_id``."""
+        status = filters.pop('status', None)
+        return self.deps.db.list_migrations(
+            filters.pop('instance_uuid', None),
+            [status] if status is not None else None, **filters)
 
     def list_services(self) -> list[Service]:
         """The compute services, one per hypervisor hostname."""

@@ -94,8 +94,8 @@ def begin(deps: ComputeDeps, uuid: str, new_flavor: dict | None,
         deps.db.create_migration(
             uuid=str(uuidlib.uuid4()), instance_uuid=uuid,
             migration_type='migration' if new_flavor is None else 'resize',
-            status='pre-migrating', source_compute=deps.host,
-            source_node=instance.node, dest_compute=None, dest_node=host,
+            status='pre-migrating', source_compute=instance.host,
+            source_node=instance.node, dest_compute=host, dest_node=host,
             old_flavor=instance.flavor,
             new_flavor=new_flavor or instance.flavor,
             source_arqs=dict.fromkeys(instance.arq_uuids, ''),
@@ -248,8 +248,9 @@ def _finish_on(deps: ComputeDeps, ctx: RequestContext, move: _Move,
     uuid = move.instance.uuid
     deps.db.update(uuid, expected_task_state=states.RESIZE_MIGRATED,
                    task_state=states.RESIZE_FINISH, action='migrate')
+    # Each node is a compute host of its own, as the instance's host.
     deps.db.update_migration(move.migration.uuid,
-                             dest_compute=deps.host,
+                             dest_compute=selection.compute_node_name,
                              dest_node=selection.compute_node_name)
     moving = move.moving
     arqs: list[dict] = []

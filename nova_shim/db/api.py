@@ -163,15 +163,19 @@ class Database:
         return self.get_migration(uuid)
 
     def list_migrations(self, instance_uuid: str | None = None,
-                        statuses: Iterable[str] | None = None
-                        ) -> 'list[Migration]':
-        """Migrations, newest first; of one instance, in some statuses."""
+                        statuses: Iterable[str] | None = None,
+                        **equal: Any) -> 'list[Migration]':
+        """Migrations, newest first; of one instance, in some statuses,
+        with columns ``equal`` to the values given (None: any)."""
         query = MIGRATIONS.select().order_by(MIGRATIONS.c.created_at.desc(),
                                              MIGRATIONS.c.id.desc())
         if instance_uuid is not None:
             query = query.where(MIGRATIONS.c.instance_uuid == instance_uuid)
         if statuses is not None:
             query = query.where(MIGRATIONS.c.status.in_(list(statuses)))
+        for column, value in equal.items():
+            if value is not None:
+                query = query.where(MIGRATIONS.c[column] == value)
         with self.engine.connect() as conn:
             return [_migration(row) for row in conn.execute(query)]
 

@@ -14,6 +14,7 @@ from oslo_policy import policy
 from nova_shim.policies import base
 from nova_shim.policies import flavors
 from nova_shim.policies import instance_actions
+from nova_shim.policies import migrations
 from nova_shim.policies import server_actions
 from nova_shim.policies import server_external_events
 from nova_shim.policies import servers
@@ -25,7 +26,7 @@ def list_rules() -> list[policy.RuleDefault]:
                                 server_actions.RULES, flavors.RULES,
                                 services.RULES,
                                 server_external_events.RULES,
-                                instance_actions.RULES))
+                                instance_actions.RULES, migrations.RULES))
 
 
 def make_enforcer(conf) -> policy.Enforcer:

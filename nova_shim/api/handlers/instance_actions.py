@@ -37,7 +37,6 @@ import logging
 from typing import Any, Callable
 import urllib.parse
 
-from oslo_utils import timeutils
 import webob
 
 from nova_shim.api import http
@@ -182,35 +181,6 @@ def _event_view(event: dict, project_id: str | None, traceback: bool,
     return view
 
 
-def _single(req: webob.Request, name: str) -> str | None:
-    values = req.GET.getall(name)
-    if len(values) > 1:
-        raise exception.InvalidRequest(
-            reason='"%s" may be given once' % name)
-    return values[0] if values else None
-
-
-def _limit(req: webob.Request) -> int:
-    value = _single(req, 'limit')
-    if value is None:
-        return MAX_LIMIT
-    if not (value.isascii() and value.isdigit()):
-        raise exception.InvalidRequest(
-            reason='"limit" is an integer of 0 or more')
-    return min(int(value), MAX_LIMIT)
-
-
-def _changes_time(req: webob.Request, name: str) -> datetime.datetime | None:
-    value = _single(req, name)
-    if value is None:
-        return None
-    try:
-        return timeutils.normalize_time(timeutils.parse_isotime(value))
-    except ValueError as exc:
-        raise exception.InvalidRequest(
-            reason='"%s" is an ISO 8601 time' % name) from exc
-
-
 def _page(req: webob.Request, manager: ComputeManager,
           uuid: str) -> dict[str, Any]:
     """``list_actions``' arguments from the query string (2.58)."""
@@ -221,21 +191,21 @@ def _page(req: webob.Request, manager: ComputeManager,
     if unknown:
         raise exception.InvalidRequest(
             reason='unknown query parameters: %s' % ', '.join(unknown))
-    since = _changes_time(req, 'changes-since')
-    before = _changes_time(req, 'changes-before')
+    since = http.query_time(req, 'changes-since')
+    before = http.query_time(req, 'changes-before')
     if since and before and before < since:
         raise exception.InvalidRequest(
             'The value of changes-since must be less than or equal to '
             'changes-before.')
     after = None
-    marker = _single(req, 'marker')
+    marker = http.query_value(req, 'marker')
     if marker is not None:
         after = actions.get_action(manager.deps, uuid, marker)
         if after is None:
             raise exception.InvalidRequest(
                 'Marker %s could not be found.' % marker)
-    return {'limit': _limit(req), 'after': after, 'changes_since': since,
-            'changes_before': before}
+    return {'limit': http.query_limit(req, MAX_LIMIT), 'after': after,
+            'changes_since': since, 'changes_before': before}
 
 
 def _next_link(req: webob.Request, uuid: str, shown: list[dict],

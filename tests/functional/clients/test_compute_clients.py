@@ -14,7 +14,8 @@ on free loopback ports) writes ``clouds.yaml`` with its one cloud,
 * openstacksdk's ``conn.compute`` (create, wait, delete) and
   ``conn.accelerator``;
 * beyond Nova, ``openstack server resize [--wait]``, ``server resize
-  revert`` and openstacksdk's ``resize_server`` and
+  revert``, ``server migration list`` and openstacksdk's
+  ``resize_server`` and
   ``confirm_server_resize`` moving an accelerated guest to another
   host's device;
 * python-novaclient over a keystoneauth session of the same cloud.
@@ -163,6 +164,10 @@ def test_openstack_cli_and_sdk_resize_an_accelerated_guest(cloud):
     server = conn.compute.wait_for_server(server, wait=120)
     assert [(a['state'], a['attach_handle_type'])
             for a in arqs_of(cloud, server_id)] == [('Bound', 'PCI')]
+    # OSC lists the moves: the reverted resize and the confirmed one.
+    moves = osc(cloud, 'server', 'migration', 'list', '--server', name)
+    assert sorted(m['Status'] for m in moves) == ['confirmed', 'reverted']
+    assert {m['Type'] for m in moves} == {'resize'}
     osc(cloud, 'server', 'delete', '--wait', name)
     assert arqs_of(cloud, server_id) == []
 

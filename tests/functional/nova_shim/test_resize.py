@@ -517,3 +517,55 @@ def test_delete_during_the_move_frees_both_sides(chain, flavor):
     assert chain.allocations(migration.uuid) == {}
     # The autouse fixture checks that no ARQ (the source's Unbound ones
     # included) and no mdev is left.
+
+
+def test_the_migrations_list(chain):
+    server = boot(chain, 'listed', 'rs-fpga')
+    source = host_of(server)
+    act(chain, server, {'migrate': None})
+    moved = chain.wait(server['id'], 'VERIFY_RESIZE', 'ERROR')
+    act(chain, moved, {'confirmResize': None}, status=204)
+    act(chain, moved, {'resize': {'flavorRef': 'rs-fpga-2'}},
+        headers=HEADERS)
+    resized = chain.wait(server['id'], 'VERIFY_RESIZE', 'ERROR')
+    act(chain, resized, {'revertResize': None}, headers=HEADERS)
+    chain.wait(server['id'], 'ACTIVE', 'ERROR')
+
+    def listed(headers, version='2.80', **params):
+        return chain.api('GET', '/os-migrations', params=dict(
+            params, instance_uuid=server['id']), headers=dict(
+                headers, **{'OpenStack-API-Version': 'compute ' + version}))
+
+    resp = listed(ADMIN_HEADERS)
+    assert resp.status_code == 200, resp.text
+    newest, oldest = resp.json()['migrations']
+    assert (newest['migration_type'], newest['status']) == ('resize',
+                                                            'reverted')
+    assert (oldest['migration_type'], oldest['status']) == ('migration',
+                                                            'confirmed')
+    assert oldest['source_compute'] == source
+    assert oldest['dest_compute'] == host_of(moved) != source
+    assert oldest['project_id'] == 'p-demo' and oldest['user_id']
+    assert listed(ADMIN_HEADERS, status='confirmed').json()[
+        'migrations'] == [oldest]
+    # Paging (2.59): one at a time, then after the marker.
+    page = listed(ADMIN_HEADERS, limit='1').json()
+    assert page['migrations'] == [newest]
+    assert 'marker=' + newest['uuid'] in \
+        page['migrations_links'][0]['href']
+    assert listed(ADMIN_HEADERS, marker=newest['uuid']).json()[
+        'migrations'] == [oldest]
+    assert listed(ADMIN_HEADERS, marker='nope').status_code == 400
+    assert listed(ADMIN_HEADERS, limit='-1').status_code == 400
+    # Before 2.23 no type, before 2.59 no uuid.
+    (old_view, _) = listed(ADMIN_HEADERS, version='2.1').json()['migrations']
+    assert 'migration_type' not in old_view and 'uuid' not in old_view
+    # A project's manager lists its own project's, without the hosts; a
+    # member none.
+    manager = dict(HEADERS, **{'X-Roles': 'manager,member,reader'})
+    resp = listed(manager, project_id='p-demo')
+    assert resp.status_code == 200, resp.text
+    assert {m['source_compute'] for m in resp.json()['migrations']} == \
+        {None}
+    assert listed(manager).status_code == 403
+    assert listed(HEADERS, project_id='p-demo').status_code == 403
