@@ -459,7 +459,11 @@ class Sysfs:
     def _mdev_type(self, address: str, type_id: str) -> MdevType | None:
         base = (PCI_DEVICES, address, agent_names.MDEV_TYPES, type_id)
         if not self._exists(*base):
-            if not self._exists(PCI_DEVICES, address):
+            # The type there now, or the device gone: the device went
+            # and came back between the two looks (a hot-unplug and
+            # replug), and this pass cannot say what it offers.
+            if not self._exists(PCI_DEVICES, address) or \
+                    self._exists(*base):
                 raise self._gone(address, 'directory')
             return None
         path = self.path(*base)
