@@ -207,8 +207,8 @@ def delete_attempt_arqs(deps: ComputeDeps, ctx: RequestContext,
     """Delete the ARQs a failed build attempt created, bound or not
     (``DELETE ?arqs=``, which removes Bound and BindFailed ones alike);
     errors are logged."""
-    if instance.device_profile and instance.arq_uuids:
-        client(deps, ctx).delete_arqs_by_uuid(instance.arq_uuids)
+    if instance.device_profile:
+        delete_arqs_by_uuid(deps, ctx, instance.arq_uuids)
 
 
 def delete_arqs_by_uuid(deps: ComputeDeps, ctx: RequestContext,
